@@ -1,0 +1,12 @@
+//! copilot-ls: a language server that answers questions about a codebase.
+//!
+//! Layers, each calling only those to its right (see README "Architecture"):
+//! `cli`/`lsp` → `session` → `agent` → `tools` → `providers`, with `text` used by all.
+
+pub mod agent;
+pub mod cli;
+pub mod lsp;
+pub mod providers;
+pub mod session;
+pub mod text;
+pub mod tools;

@@ -1,0 +1,1 @@
+//! Lexical retrieval (BM25) over chunks of workspace files.

@@ -1,0 +1,231 @@
+//! The sandbox: the one function every tool path goes through.
+//!
+//! A path from the model is resolved against the workspace root with symlinks followed,
+//! and refused when it lands outside the root, inside `.git/`, or on a secret file. The
+//! root is canonicalized once, when the sandbox is made, so every later comparison is
+//! between two canonical paths and `Path::starts_with` (component-wise, so `/repo-backup`
+//! is not inside `/repo`) is enough.
+
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a path was refused. The `Display` text is what the model sees after `Error: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxError {
+    #[error("path is outside the workspace: {0}")]
+    Outside(String),
+    #[error("access to .git internals is not allowed: {0}")]
+    GitInternals(String),
+    #[error("access to secret files is not allowed: {0}")]
+    Secret(String),
+    #[error("path contains a NUL byte")]
+    NulByte,
+    #[error("no such file or directory: {0}")]
+    NotFound(String),
+}
+
+/// A path that passed the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Canonical absolute path (for a path that does not exist yet: its canonical
+    /// existing ancestor joined with the remaining plain components).
+    pub absolute: PathBuf,
+    /// Workspace-relative with `/` separators; `.` for the root itself.
+    pub relative: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    root: PathBuf,
+}
+
+impl Sandbox {
+    /// Canonicalizes `root` once; every tool call compares against this.
+    pub fn new(root: &Path) -> io::Result<Sandbox> {
+        let root = std::fs::canonicalize(root)?;
+        if !root.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("workspace root is not a directory: {}", root.display()),
+            ));
+        }
+        Ok(Sandbox { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves a path that must exist.
+    pub fn resolve(&self, user_path: &str) -> Result<Resolved, SandboxError> {
+        let resolved = self.resolve_allow_missing(user_path)?;
+        if !resolved.absolute.exists() {
+            return Err(SandboxError::NotFound(display_path(user_path)));
+        }
+        Ok(resolved)
+    }
+
+    /// Resolves a path that may not exist yet (a proposed new file). Its existing part is
+    /// canonicalized (so a symlinked parent directory cannot point out of the root) and
+    /// the missing rest may not contain `..`.
+    pub fn resolve_allow_missing(&self, user_path: &str) -> Result<Resolved, SandboxError> {
+        if user_path.contains('\0') {
+            return Err(SandboxError::NulByte);
+        }
+        let trimmed = user_path.trim();
+        let shown = display_path(trimmed);
+        let requested = if trimmed.is_empty() { "." } else { trimmed };
+        let requested = Path::new(requested);
+        // The model sometimes writes workspace paths with a leading `./` or as absolute
+        // paths inside the root; both are fine. Anything else absolute is checked below.
+        let joined = if requested.is_absolute() {
+            requested.to_path_buf()
+        } else {
+            self.root.join(requested)
+        };
+
+        // A name is refused by what the user wrote as well as by where it resolves, so
+        // a symlink called `.env` is refused even if it points at a harmless file.
+        if let Some(refusal) = refusal_for(requested, &shown) {
+            return Err(refusal);
+        }
+
+        let absolute = canonicalize_allow_missing(&joined)
+            .ok_or_else(|| SandboxError::Outside(shown.clone()))?;
+        let relative = match absolute.strip_prefix(&self.root) {
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => return Err(SandboxError::Outside(shown)),
+        };
+        if let Some(refusal) = refusal_for(&relative, &shown) {
+            return Err(refusal);
+        }
+        Ok(Resolved {
+            relative: relative_string(&relative),
+            absolute,
+        })
+    }
+
+    /// The workspace-relative form of an absolute path, if it lies inside the root.
+    /// The path is compared as given (callers pass canonical paths or walker entries
+    /// below the canonical root).
+    pub fn relative(&self, absolute: &Path) -> Option<String> {
+        absolute
+            .strip_prefix(&self.root)
+            .ok()
+            .map(relative_string)
+    }
+
+    /// Whether a walker entry may be shown: not refused by name, and, for a symlink,
+    /// pointing at something inside the workspace that is not refused either.
+    pub fn admits_entry(&self, path: &Path, is_symlink: bool) -> bool {
+        let Some(relative) = path.strip_prefix(&self.root).ok() else {
+            return false;
+        };
+        if refusal_for(relative, "").is_some() {
+            return false;
+        }
+        if !is_symlink {
+            return true;
+        }
+        match std::fs::canonicalize(path) {
+            Ok(target) => match target.strip_prefix(&self.root) {
+                Ok(rel) => refusal_for(rel, "").is_none(),
+                Err(_) => false,
+            },
+            Err(_) => false,
+        }
+    }
+}
+
+/// `.git` anywhere in the path, or a secret file name as its last component.
+fn refusal_for(path: &Path, shown: &str) -> Option<SandboxError> {
+    for component in path.components() {
+        if let Component::Normal(name) = component {
+            if name == ".git" {
+                return Some(SandboxError::GitInternals(shown.to_string()));
+            }
+        }
+    }
+    let name = path.file_name()?.to_str()?;
+    if is_secret_file_name(name) {
+        return Some(SandboxError::Secret(shown.to_string()));
+    }
+    None
+}
+
+/// `.env`, `.env.*`, `*.pem`, `*.key`, `id_rsa*`, `id_ed25519*`.
+pub fn is_secret_file_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == ".env"
+        || lower.starts_with(".env.")
+        || lower.ends_with(".pem")
+        || lower.ends_with(".key")
+        || lower.starts_with("id_rsa")
+        || lower.starts_with("id_ed25519")
+}
+
+/// Whether a file or directory name is one the walkers must never descend into or show.
+pub fn is_refused_name(name: &str) -> bool {
+    name == ".git" || is_secret_file_name(name)
+}
+
+/// Canonicalizes the longest existing ancestor and appends the rest, refusing `..`
+/// in the part that does not exist (it cannot be resolved safely).
+fn canonicalize_allow_missing(path: &Path) -> Option<PathBuf> {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return Some(canonical);
+    }
+    let mut missing = Vec::new();
+    let mut current = path.to_path_buf();
+    loop {
+        let name = current.file_name()?.to_os_string();
+        missing.push(name);
+        if !current.pop() {
+            return None;
+        }
+        if let Ok(canonical) = std::fs::canonicalize(&current) {
+            let mut result = canonical;
+            for name in missing.iter().rev() {
+                let component = Path::new(name);
+                match component.components().next() {
+                    Some(Component::Normal(_)) => result.push(name),
+                    Some(Component::CurDir) => {}
+                    _ => return None,
+                }
+            }
+            return Some(result);
+        }
+        // `file_name` is None for a trailing `..`: that path cannot be resolved.
+        if current.file_name().is_none() {
+            return None;
+        }
+    }
+}
+
+fn relative_string(relative: &Path) -> String {
+    let parts: Vec<String> = relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// The user's path, shortened so a huge argument cannot flood the model's context.
+fn display_path(path: &str) -> String {
+    const MAX: usize = 200;
+    if path.len() <= MAX {
+        return path.to_string();
+    }
+    let mut end = MAX;
+    while !path.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &path[..end])
+}

@@ -1,0 +1,50 @@
+//! The one workspace walker: gitignore-aware (ripgrep's `ignore` crate), never
+//! descending into `.git/`, never yielding secret files or symlinks that leave the root.
+
+use std::path::Path;
+
+use ignore::{DirEntry, WalkBuilder};
+
+use super::sandbox::{is_refused_name, Sandbox};
+
+/// A walker over `start` (already resolved by the sandbox) that yields only what the
+/// sandbox admits. Hidden files are included (`.github/` is worth searching); `.git/`
+/// and secrets are not.
+pub fn builder(sandbox: &Sandbox, start: &Path) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(start);
+    builder
+        .hidden(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .ignore(true)
+        .parents(true)
+        // Fixture workspaces and fresh checkouts may have no `.git`; honour their
+        // `.gitignore` anyway, as a user would expect.
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_none_or(|name| !is_refused_name(name))
+        });
+    let _ = sandbox;
+    builder
+}
+
+/// Whether a walked entry may be shown; symlinks are checked against the root.
+pub fn admits(sandbox: &Sandbox, entry: &DirEntry) -> bool {
+    let is_symlink = entry.path_is_symlink();
+    sandbox.admits_entry(entry.path(), is_symlink)
+}
+
+/// Whether an entry is a regular file, or a symlink the sandbox admitted that points
+/// at one.
+pub fn is_file(entry: &DirEntry) -> bool {
+    match entry.file_type() {
+        Some(ft) if ft.is_file() => true,
+        Some(ft) if ft.is_symlink() => entry.path().is_file(),
+        _ => false,
+    }
+}
