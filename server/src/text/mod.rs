@@ -1,1 +1,39 @@
-//! text layer.
+//! Text positions: plain position/range types, UTF-8/UTF-16 conversion on ropey ropes,
+//! whole-line spans, and `file://` URIs. Used by every layer; depends on none.
+//!
+//! Ropes are built without ropey's `unicode_lines` feature, so only `\n`, `\r\n` and a
+//! lone `\r` break lines, exactly as LSP clients count them.
+
+mod encoding;
+mod uri;
+
+pub use encoding::{char_index, line_count, line_span, line_text, position_of, PositionEncoding};
+pub use uri::{file_uri, path_from_file_uri};
+
+/// A position as the editor counts it: 0-based line, and a column in the negotiated
+/// encoding's code units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pos {
+    pub line: u32,
+    pub character: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Pos {
+    pub fn new(line: u32, character: u32) -> Pos {
+        Pos { line, character }
+    }
+}
+
+impl Span {
+    /// Whether two spans share at least one position (touching counts, as an editor's
+    /// cursor at the end of a range is "on" it).
+    pub fn touches(&self, other: &Span) -> bool {
+        self.start <= other.end && other.start <= self.end
+    }
+}

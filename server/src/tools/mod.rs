@@ -1,5 +1,131 @@
-//! Tools the model can call: one file per tool, the schemas, and the sandbox.
+//! Tools the model can call: one file per tool, the schemas it sees, the sandbox every
+//! path goes through, and the registry below that dispatches a call by name.
+//!
+//! Invariants: no tool writes to disk, runs a program or opens a connection; every
+//! failure is an `Error: ` string for the model, never a panic.
 
+pub mod answer;
+pub mod error;
+pub mod find_files;
+pub mod list_directory;
+pub mod list_open_buffers;
+pub mod propose_edit;
+pub mod read_file;
+pub mod read_open_buffer;
 pub mod retrieval;
 pub mod sandbox;
+pub mod schemas;
+pub mod search_code;
 pub mod walk;
+pub mod workspace;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use error::ToolError;
+pub use propose_edit::ProposedEdit;
+pub use workspace::{NoDocuments, OpenDocument, OpenDocuments, Workspace};
+
+/// The result of one tool call.
+#[derive(Clone, Debug)]
+pub struct ToolOutput {
+    /// What the model reads. Starts with `Error: ` when the call failed.
+    pub text: String,
+    pub ok: bool,
+    /// One line for people: the step list and progress.
+    pub summary: String,
+    /// Set by `propose_edit`.
+    pub edit: Option<ProposedEdit>,
+}
+
+impl ToolOutput {
+    pub fn ok(text: String, summary: String) -> ToolOutput {
+        ToolOutput {
+            text,
+            ok: true,
+            summary,
+            edit: None,
+        }
+    }
+
+    pub fn error(error: &ToolError) -> ToolOutput {
+        ToolOutput {
+            text: format!("Error: {error}"),
+            ok: false,
+            summary: error.to_string(),
+            edit: None,
+        }
+    }
+
+    fn with_edit(mut self, edit: ProposedEdit) -> ToolOutput {
+        self.edit = Some(edit);
+        self
+    }
+}
+
+/// Names of every tool the model can call.
+pub fn names() -> Vec<String> {
+    schemas::all().into_iter().map(|spec| spec.name).collect()
+}
+
+/// Runs one tool call. `arguments` is the JSON text the model produced. The `answer`
+/// tool is not run here: the agent ends its loop on it (see `parse_answer`).
+pub fn run(name: &str, arguments: &str, workspace: &Workspace) -> ToolOutput {
+    let result = match name {
+        "read_file" => parse(name, arguments).and_then(|a| read_file::run(a, workspace)),
+        "list_directory" => parse(name, arguments).and_then(|a| list_directory::run(a, workspace)),
+        "search_code" => parse(name, arguments).and_then(|a| search_code::run(a, workspace)),
+        "find_files" => parse(name, arguments).and_then(|a| find_files::run(a, workspace)),
+        "list_open_buffers" => parse::<Value>(name, arguments).map(|_| list_open_buffers::run(workspace)),
+        "read_open_buffer" => parse(name, arguments).and_then(|a| read_open_buffer::run(a, workspace)),
+        "propose_edit" => parse(name, arguments).and_then(|a| propose_edit::run(a, workspace)),
+        "answer" => Err(ToolError::Invalid("answer ends the conversation and is handled by the agent".into())),
+        _ => Err(ToolError::UnknownTool(name.to_string(), names().join(", "))),
+    };
+    result.unwrap_or_else(|error| ToolOutput::error(&error))
+}
+
+/// Parses the `answer` tool's arguments.
+pub fn parse_answer(arguments: &str) -> Result<answer::Args, ToolError> {
+    parse("answer", arguments)
+}
+
+/// Arguments arrive as JSON text; an empty string means "no arguments" (some models send
+/// that for parameterless tools).
+fn parse<T: DeserializeOwned>(tool: &str, arguments: &str) -> Result<T, ToolError> {
+    let text = if arguments.trim().is_empty() { "{}" } else { arguments };
+    serde_json::from_str(text).map_err(|e| ToolError::InvalidArguments {
+        tool: tool.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// The progress line for a call: the tool and its main argument, such as
+/// `search_code: rate_limit` or `read_file: src/config.rs:1-80`.
+pub fn progress_label(name: &str, arguments: &str) -> String {
+    let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+    let number = |key: &str| args.get(key).and_then(Value::as_u64);
+    let main = match name {
+        "search_code" => text("pattern"),
+        "find_files" => text("pattern"),
+        "list_directory" => Some(text("path").unwrap_or_else(|| ".".into())),
+        "read_file" | "read_open_buffer" => text("path").map(|path| {
+            match (number("start_line"), number("end_line")) {
+                (Some(s), Some(e)) => format!("{path}:{s}-{e}"),
+                (Some(s), None) => format!("{path}:{s}"),
+                (None, Some(e)) => format!("{path}:1-{e}"),
+                (None, None) => path,
+            }
+        }),
+        "propose_edit" => text("path"),
+        _ => None,
+    };
+    match main {
+        Some(main) => {
+            let main: String = main.chars().take(80).collect();
+            format!("{name}: {main}")
+        }
+        None => name.to_string(),
+    }
+}

@@ -1,0 +1,41 @@
+//! `read_open_buffer`: like `read_file`, but only for documents open in the editor.
+
+use serde::Deserialize;
+
+use super::error::ToolError;
+use super::workspace::{FileText, TextSource, Workspace};
+use super::ToolOutput;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    pub path: String,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+}
+
+pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
+    let resolved = workspace.sandbox.resolve_allow_missing(&args.path)?;
+    let Some(doc) = workspace.open_document(&resolved.absolute) else {
+        return Err(ToolError::Invalid(format!(
+            "{} is not open in the editor; use list_open_buffers to see what is, or read_file for files on disk",
+            resolved.relative
+        )));
+    };
+    let text = doc.rope.to_string();
+    let modified = std::fs::read(&resolved.absolute).map_or(true, |disk| disk != text.as_bytes());
+    let file = FileText {
+        text,
+        source: TextSource::Editor {
+            version: doc.version,
+            modified,
+        },
+    };
+    super::read_file::render(
+        &resolved.relative,
+        &file,
+        args.start_line,
+        args.end_line,
+        "read_open_buffer",
+    )
+}

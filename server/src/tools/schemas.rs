@@ -1,0 +1,169 @@
+//! What the model is told about each tool: name, description, JSON Schema. The
+//! description is the API, so it states limits, defaults and an example. All tool
+//! descriptions live here, in one place, so they can be read and improved together.
+
+use serde_json::{json, Value};
+
+use crate::providers::ToolSpec;
+
+fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
+    ToolSpec {
+        name: name.to_string(),
+        description: description.trim().to_string(),
+        parameters,
+    }
+}
+
+/// Every tool, in the order the model sees them.
+pub fn all() -> Vec<ToolSpec> {
+    vec![
+        spec(
+            "search_code",
+            r#"
+Search the text of every file in the workspace (git-ignored and binary files skipped) and
+return one `path:line: text` line per matching line, at most 100, then how many more there
+were. Files open in the editor are searched in their current, unsaved text. The pattern is
+a plain substring by default; set `regex: true` for a Rust regular expression. Matching is
+case-insensitive unless `case_sensitive: true`. Use it to find where something is defined or
+used, e.g. {"pattern": "fn refill"} or {"pattern": "struct \\w+Config", "regex": true,
+"path": "src"}. Narrow with `path` when there are too many matches."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "Text (or regex when regex is true) to find."},
+                    "path": {"type": "string", "description": "File or directory to search, relative to the workspace root. Default: the whole workspace."},
+                    "regex": {"type": "boolean", "description": "Treat pattern as a regular expression. Default false."},
+                    "case_sensitive": {"type": "boolean", "description": "Match case exactly. Default false."}
+                },
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "read_file",
+            r#"
+Read a text file of the workspace. Returns its lines, each prefixed by its 1-based line
+number and a tab, at most 400 lines per call; a closing note says how to read on. Give
+`start_line`/`end_line` (1-based, inclusive) to read a part, e.g. {"path": "src/main.rs",
+"start_line": 120, "end_line": 180}. For a file open in the editor you get the editor's
+current text, which may have unsaved changes (the first line says so). Paths are relative
+to the workspace root."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path relative to the workspace root."},
+                    "start_line": {"type": "integer", "minimum": 1, "description": "First line to read (1-based). Default 1."},
+                    "end_line": {"type": "integer", "minimum": 1, "description": "Last line to read (1-based, inclusive). Default: 400 lines after start_line."}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "list_directory",
+            r#"
+List one directory of the workspace: sorted entries, one per line, directories with a
+trailing `/`. Git-ignored entries are left out. Example: {"path": "src"}; omit `path` for
+the workspace root."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Directory relative to the workspace root. Default \".\"."}
+                },
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "find_files",
+            r#"
+Find files by glob over workspace-relative paths; returns matching paths, sorted, at most
+200. `*` does not cross `/`; `**` does. A pattern without `/` matches file names in any
+directory. Examples: {"pattern": "**/*.rs"}, {"pattern": "Cargo.toml"},
+{"pattern": "src/**/test_*.py"}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "Glob such as **/*.rs"}
+                },
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "list_open_buffers",
+            r#"
+List the documents open in the user's editor: path, language, version, and `modified`
+when the editor's text differs from the file on disk. The user is probably asking about
+one of these."#,
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        ),
+        spec(
+            "read_open_buffer",
+            r#"
+Read a document open in the editor, with its unsaved changes. Same output and line
+parameters as read_file; an error if the document is not open (see list_open_buffers)."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path of the open document relative to the workspace root."},
+                    "start_line": {"type": "integer", "minimum": 1},
+                    "end_line": {"type": "integer", "minimum": 1}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "propose_edit",
+            r#"
+Suggest a change to one file for the user to review and apply; nothing is written. Replace
+`old_text` by `new_text`: `old_text` must be copied exactly from the file's current text
+(read it first), including indentation, and must occur exactly once, so include enough
+surrounding lines to make it unique. An empty `old_text` proposes a new file with
+`new_text` as its content (the file must not exist). Give a short imperative `title`, e.g.
+{"path": "src/config.rs", "old_text": "    port: u16,\n", "new_text": "    /// TCP port.\n    port: u16,\n", "title": "Document the port field"}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path relative to the workspace root."},
+                    "old_text": {"type": "string", "description": "Exact text to replace (occurring once), or empty to create a new file."},
+                    "new_text": {"type": "string", "description": "Replacement text."},
+                    "title": {"type": "string", "description": "Short imperative description shown to the user."}
+                },
+                "required": ["path", "old_text", "new_text"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "answer",
+            r#"
+Give your final answer and end. `answer` is markdown for the user; cite the code you
+relied on as `path:line` in the text and list each place in `citations` with its 1-based
+`line` (and `end_line` for a range) and a short `note`. Only cite lines you have read.
+Example: {"answer": "Requests are limited by a token bucket (src/rate_limit.rs:26).",
+"citations": [{"path": "src/rate_limit.rs", "line": 26, "end_line": 34, "note": "refill logic"}]}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "answer": {"type": "string", "description": "The answer, in markdown."},
+                    "citations": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "path": {"type": "string"},
+                                "line": {"type": "integer", "minimum": 1},
+                                "end_line": {"type": "integer", "minimum": 1},
+                                "note": {"type": "string"}
+                            },
+                            "required": ["path", "line"],
+                            "additionalProperties": false
+                        }
+                    }
+                },
+                "required": ["answer"],
+                "additionalProperties": false
+            }),
+        ),
+    ]
+}

@@ -1,0 +1,191 @@
+//! `search_code`: ripgrep's searcher over the workspace, open documents searched in
+//! their editor text, at most 100 matching lines shown.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use ignore::WalkState;
+use serde::Deserialize;
+
+use super::error::ToolError;
+use super::walk;
+use super::workspace::Workspace;
+use super::ToolOutput;
+
+pub const MAX_MATCHES: usize = 100;
+/// A matching line is shown up to this many chars.
+const MAX_LINE_CHARS: usize = 300;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    pub pattern: String,
+    pub path: Option<String>,
+    #[serde(default)]
+    pub regex: bool,
+    #[serde(default)]
+    pub case_sensitive: bool,
+}
+
+/// The matches of one file: its first lines (enough to fill the output) and a count.
+struct FileMatches {
+    relative: String,
+    lines: Vec<(u64, String)>,
+    count: usize,
+}
+
+pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
+    if args.pattern.is_empty() {
+        return Err(ToolError::Invalid("pattern must not be empty".into()));
+    }
+    let scope = workspace
+        .sandbox
+        .resolve(args.path.as_deref().unwrap_or("."))?;
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(!args.case_sensitive)
+        .fixed_strings(!args.regex)
+        .line_terminator(Some(b'\n'))
+        .build(&args.pattern)
+        .map_err(|e| ToolError::Invalid(format!("invalid regex: {e}")))?;
+
+    // Open documents are searched in their editor text, not on disk.
+    let open: HashMap<PathBuf, String> = workspace
+        .open_documents()
+        .into_iter()
+        .map(|doc| (doc.path, doc.rope.to_string()))
+        .collect();
+
+    let results = Mutex::new(Vec::new());
+    let sandbox = &workspace.sandbox;
+    let mut visited_open = Vec::new();
+    if scope.absolute.is_file() {
+        if let Some(found) = search_one(&matcher, &scope.absolute, &scope.relative, &open) {
+            results.lock().unwrap_or_else(|e| e.into_inner()).push(found);
+        }
+        visited_open.push(scope.absolute.clone());
+    } else {
+        walk::builder(sandbox, &scope.absolute).build_parallel().run(|| {
+            let results = &results;
+            let matcher = &matcher;
+            let open = &open;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else { return WalkState::Continue };
+                if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
+                    return WalkState::Continue;
+                }
+                let Some(relative) = sandbox.relative(entry.path()) else {
+                    return WalkState::Continue;
+                };
+                if let Some(found) = search_one(matcher, entry.path(), &relative, open) {
+                    results.lock().unwrap_or_else(|e| e.into_inner()).push(found);
+                }
+                WalkState::Continue
+            })
+        });
+    }
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    // Unsaved new documents that exist only in the editor.
+    for (path, text) in &open {
+        if path.exists() || visited_open.contains(path) || !path.starts_with(&scope.absolute) {
+            continue;
+        }
+        let Some(relative) = sandbox.relative(path) else { continue };
+        if sandbox.resolve_allow_missing(&relative).is_err() {
+            continue;
+        }
+        if let Some(found) = search_text(&matcher, text.as_bytes(), &relative) {
+            results.push(found);
+        }
+    }
+    results.sort_by(|a, b| a.relative.cmp(&b.relative));
+    Ok(render(&args.pattern, results))
+}
+
+fn searcher() -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .build()
+}
+
+fn search_one(
+    matcher: &RegexMatcher,
+    path: &std::path::Path,
+    relative: &str,
+    open: &HashMap<PathBuf, String>,
+) -> Option<FileMatches> {
+    if !open.is_empty() {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if let Some(text) = open.get(&canonical) {
+            return search_text(matcher, text.as_bytes(), relative);
+        }
+    }
+    let mut found = FileMatches {
+        relative: relative.to_string(),
+        lines: Vec::new(),
+        count: 0,
+    };
+    let _ = searcher().search_path(matcher, path, sink(&mut found));
+    (found.count > 0).then_some(found)
+}
+
+fn search_text(matcher: &RegexMatcher, text: &[u8], relative: &str) -> Option<FileMatches> {
+    let mut found = FileMatches {
+        relative: relative.to_string(),
+        lines: Vec::new(),
+        count: 0,
+    };
+    let _ = searcher().search_slice(matcher, text, sink(&mut found));
+    (found.count > 0).then_some(found)
+}
+
+fn sink(found: &mut FileMatches) -> Lossy<impl FnMut(u64, &str) -> Result<bool, std::io::Error> + '_> {
+    Lossy(move |line_number, line| {
+        found.count += 1;
+        if found.lines.len() < MAX_MATCHES {
+            found.lines.push((line_number, cap_line(line)));
+        }
+        Ok(true)
+    })
+}
+
+fn cap_line(line: &str) -> String {
+    let line = line.trim_end_matches(['\n', '\r']);
+    if line.chars().count() <= MAX_LINE_CHARS {
+        line.to_string()
+    } else {
+        let mut cut: String = line.chars().take(MAX_LINE_CHARS).collect();
+        cut.push_str(" …");
+        cut
+    }
+}
+
+fn render(pattern: &str, results: Vec<FileMatches>) -> ToolOutput {
+    let total: usize = results.iter().map(|r| r.count).sum();
+    let files = results.len();
+    if total == 0 {
+        return ToolOutput::ok(format!("(no matches for {pattern})"), "no matches".into());
+    }
+    let mut out = String::new();
+    let mut shown = 0;
+    for file in &results {
+        for (line, text) in &file.lines {
+            if shown == MAX_MATCHES {
+                break;
+            }
+            out.push_str(&format!("{}:{}: {}\n", file.relative, line, text));
+            shown += 1;
+        }
+    }
+    if total > shown {
+        out.push_str(&format!(
+            "({} more matches not shown, {total} in {files} files; narrow the pattern or the path)\n",
+            total - shown
+        ));
+    }
+    ToolOutput::ok(out, format!("{total} matches in {files} files"))
+}
