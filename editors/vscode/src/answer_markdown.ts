@@ -1,0 +1,229 @@
+// Turns an AskResult into what the answer view shows: one markdown document in which
+// every citation (and every `path:line` mention of a cited file in the answer text) is a
+// link to that file and line. Pure: markdown-it runs in plain Node, so tests can check
+// the HTML without VS Code.
+
+import MarkdownIt from 'markdown-it';
+import type { AskResult, Citation, SuggestedEdit } from './protocol';
+
+/** A place in a file, lines 1-based and inclusive, as people count them. */
+export interface Location {
+  uri: string;
+  line: number;
+  endLine: number;
+}
+
+/**
+ * A link target for a location: the file URI with a GitHub-style `#L26-L34` fragment.
+ * The view resolves these itself (the webview posts them back to the extension), so the
+ * format only has to round-trip through `parseLocationHref`.
+ */
+export function locationHref(loc: Location): string {
+  const base = loc.uri.split('#')[0];
+  return loc.endLine > loc.line ? `${base}#L${loc.line}-L${loc.endLine}` : `${base}#L${loc.line}`;
+}
+
+export function parseLocationHref(href: string): Location | undefined {
+  const m = /^(file:\/\/[^#]*)#L(\d+)(?:-L?(\d+))?$/.exec(href);
+  if (!m) {
+    return undefined;
+  }
+  const line = Number(m[2]);
+  const endLine = m[3] !== undefined ? Number(m[3]) : line;
+  if (line < 1 || endLine < line) {
+    return undefined;
+  }
+  return { uri: m[1], line, endLine };
+}
+
+export function citationLabel(c: Pick<Citation, 'path' | 'line' | 'endLine'>): string {
+  return c.endLine > c.line ? `${c.path}:${c.line}-${c.endLine}` : `${c.path}:${c.line}`;
+}
+
+export function citationLocation(c: Citation): Location {
+  return { uri: c.uri, line: c.line, endLine: Math.max(c.line, c.endLine) };
+}
+
+/**
+ * Where a suggested edit starts, read from its WorkspaceEdit (documentChanges or changes),
+ * so the view can link to it. Line 1 when the edit has no readable range (a new file).
+ */
+export function editLocation(e: SuggestedEdit): Location {
+  const edit = e.edit as {
+    documentChanges?: Array<{ textDocument?: { uri?: string }; edits?: Array<{ range?: { start?: { line?: number } } }> }>;
+    changes?: Record<string, Array<{ range?: { start?: { line?: number } } }>>;
+  } | null;
+  let line0: number | undefined;
+  const first = edit?.documentChanges?.find((d) => Array.isArray(d.edits));
+  if (first?.edits?.[0]?.range?.start?.line !== undefined) {
+    line0 = first.edits[0].range.start.line;
+  } else if (edit?.changes) {
+    const list = edit.changes[e.uri] ?? Object.values(edit.changes)[0];
+    line0 = list?.[0]?.range?.start?.line;
+  }
+  const line = (line0 ?? 0) + 1;
+  return { uri: e.uri, line, endLine: line };
+}
+
+const STOP_NOTES: Record<string, string | undefined> = {
+  answered: undefined,
+  max_steps: 'The step limit (`copilot.maxSteps`) was reached before the model gave a final answer.',
+  no_provider: 'No model is configured (`copilot.provider`), so these are the places the server\'s own code search found.',
+  cancelled: 'The question was cancelled.',
+};
+
+/** Escapes text that goes inside a markdown link label or list item verbatim. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/([\\`*_[\]<>#|])/g, '\\$1');
+}
+
+/** The whole answer as one markdown document: question, answer, citations, edits, steps. */
+export function answerMarkdown(question: string, result: AskResult): string {
+  const out: string[] = [];
+  out.push(`### ${escapeMarkdown(question)}`, '');
+  const note = STOP_NOTES[result.stopReason];
+  if (note) {
+    out.push(`> ${note}`, '');
+  }
+  out.push(result.answer.trim() === '' ? '_The model gave no answer text._' : result.answer.trim(), '');
+
+  if (result.citations.length > 0) {
+    out.push('#### Citations', '');
+    result.citations.forEach((c, i) => {
+      const label = escapeMarkdown(citationLabel(c));
+      const text = c.verified ? `[${label}](${locationHref(citationLocation(c))})` : `${label} _(not found in the workspace)_`;
+      const noteText = c.note ? ` — ${escapeMarkdown(c.note)}` : '';
+      out.push(`${i + 1}. ${text}${noteText}`);
+    });
+    out.push('');
+  }
+
+  if (result.edits.length > 0) {
+    out.push('#### Suggested edits', '');
+    for (const e of result.edits) {
+      const loc = editLocation(e);
+      out.push(`- **${escapeMarkdown(e.title)}** in [${escapeMarkdown(`${e.path}:${loc.line}`)}](${locationHref(loc)})`);
+    }
+    out.push('', '_Apply them from the lightbulb (Quick Fix) in the file; VS Code shows a preview first._', '');
+  }
+
+  if (result.steps.length > 0) {
+    out.push('#### Steps', '');
+    result.steps.forEach((s, i) => {
+      const mark = s.ok ? '' : ' _(failed)_';
+      const summary = s.summary ? ` — ${escapeMarkdown(s.summary)}` : '';
+      out.push(`${i + 1}. \`${s.tool}\`${mark}${summary}`);
+    });
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * A markdown-it rule that turns `path:line` and `path:line-line` mentions of the given
+ * files, in plain text and in inline code, into location links. Mentions already inside
+ * a link are left alone.
+ */
+function mentionLinks(md: InstanceType<typeof MarkdownIt>, uriOfPath: Map<string, string>): void {
+  if (uriOfPath.size === 0) {
+    return;
+  }
+  // Longest paths first so `src/a.rs` does not win over `src/a.rs.bak`; the lookbehind
+  // keeps `xsrc/a.rs:3` from matching `src/a.rs:3`.
+  const paths = [...uriOfPath.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  const pattern = new RegExp(`(?<![\\w/.-])(${paths.join('|')}):(\\d+)(?:-(\\d+))?`, 'g');
+
+  md.core.ruler.push('copilot_mentions', (state) => {
+    for (const block of state.tokens) {
+      if (block.type !== 'inline' || !block.children) {
+        continue;
+      }
+      const children: typeof block.children = [];
+      let linkDepth = 0;
+      for (const tok of block.children) {
+        if (tok.type === 'link_open') linkDepth++;
+        if (tok.type === 'link_close') linkDepth--;
+        if (linkDepth > 0 || (tok.type !== 'text' && tok.type !== 'code_inline')) {
+          children.push(tok);
+          continue;
+        }
+        let last = 0;
+        pattern.lastIndex = 0;
+        for (let m = pattern.exec(tok.content); m; m = pattern.exec(tok.content)) {
+          const line = Number(m[2]);
+          const endLine = m[3] !== undefined ? Math.max(line, Number(m[3])) : line;
+          if (line < 1) {
+            continue;
+          }
+          if (tok.type === 'text' && m.index > last) {
+            const before = new state.Token('text', '', 0);
+            before.content = tok.content.slice(last, m.index);
+            children.push(before);
+          }
+          const open = new state.Token('link_open', 'a', 1);
+          open.attrs = [['href', locationHref({ uri: uriOfPath.get(m[1]) as string, line, endLine })]];
+          const inner = new state.Token(tok.type, tok.tag, 0);
+          // Inline code stays code as a whole: the link wraps the entire span.
+          inner.content = tok.type === 'code_inline' ? tok.content : m[0];
+          inner.markup = tok.markup;
+          children.push(open, inner, new state.Token('link_close', 'a', -1));
+          last = tok.type === 'code_inline' ? tok.content.length : m.index + m[0].length;
+          if (tok.type === 'code_inline') {
+            break;
+          }
+        }
+        if (last === 0) {
+          children.push(tok);
+        } else if (last < tok.content.length) {
+          const after = new state.Token('text', '', 0);
+          after.content = tok.content.slice(last);
+          children.push(after);
+        }
+      }
+      block.children = children;
+    }
+  });
+}
+
+/** The files the answer may link to: every cited and every edited file. */
+export function linkablePaths(result: AskResult): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const c of result.citations) {
+    if (c.verified) map.set(c.path, c.uri);
+  }
+  for (const e of result.edits) {
+    map.set(e.path, e.uri);
+  }
+  return map;
+}
+
+/** The answer as HTML (no raw HTML from the model gets through). */
+export function renderAnswerHtml(question: string, result: AskResult): string {
+  const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
+  // markdown-it refuses file: links by default; ours are the point of the view. Script
+  // schemes stay refused, and the view opens nothing but locations and http(s) links.
+  md.validateLink = (url: string) => !/^\s*(javascript|vbscript|data):/i.test(url);
+  mentionLinks(md, linkablePaths(result));
+  return md.render(answerMarkdown(question, result));
+}
+
+/** What a click on a link in the view should do. */
+export type LinkTarget =
+  | { kind: 'location'; location: Location }
+  | { kind: 'external'; url: string }
+  | { kind: 'ignore' };
+
+export function classifyLink(href: string): LinkTarget {
+  const location = parseLocationHref(href);
+  if (location) {
+    return { kind: 'location', location };
+  }
+  if (/^https?:\/\//i.test(href)) {
+    return { kind: 'external', url: href };
+  }
+  return { kind: 'ignore' };
+}

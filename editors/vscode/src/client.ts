@@ -1,0 +1,173 @@
+// The connection to copilot-ls: starting and restarting the LanguageClient, keeping the
+// server's settings in step with VS Code's, and the two custom calls the commands make.
+
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  RevealOutputChannelOn,
+  State,
+  WorkDoneProgress,
+  type Executable,
+  type LanguageClientOptions,
+} from 'vscode-languageclient/node';
+import { currentServerSettings, watchSettings } from './configuration';
+import { openSettingsAction } from './errors';
+import type { WorkDoneValue } from './progress_report';
+import { ASK_METHOD, CLEAR_COMMAND, ErrorCode, type AskParams, type AskResult, type Range } from './protocol';
+import { resolveServer } from './server';
+
+export class CopilotClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private starting: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(
+      watchSettings(
+        currentServerSettings(),
+        (change) => {
+          if (change.kind === 'notify') {
+            // The server reads `settings.copilot`; only keys the user set are sent, so the
+            // server's environment keeps ranking above its built-in defaults.
+            void this.client?.sendNotification('workspace/didChangeConfiguration', {
+              settings: { copilot: change.settings },
+            });
+          } else if (change.kind === 'restart') {
+            this.log.info(`restarting the server after the ${change.reason}`);
+            void this.restart();
+          }
+        },
+        () => void this.restart(),
+      ),
+    );
+  }
+
+  get isRunning(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  /** Starts the server; false (after telling the user why) when it cannot run. */
+  start(): Promise<boolean> {
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<boolean> {
+    const server = resolveServer(this.context, this.log);
+    if (!server) {
+      return false;
+    }
+    // No arguments and no `transport`: vscode-languageclient would append `--stdio` for
+    // TransportKind.stdio, while plain `copilot-ls` is already LSP over stdio.
+    const run: Executable = { command: server.path, args: [], options: { env: process.env } };
+    const clientOptions: LanguageClientOptions = {
+      // Every file, so the server sees the editor's text of whatever the user asks about.
+      documentSelector: [{ scheme: 'file' }],
+      initializationOptions: currentServerSettings(),
+      outputChannel: this.log,
+      // Ask failures get their own notification with a fix (errors.ts); the client's
+      // generic "request failed" popups would only repeat them.
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+    };
+    const client = new LanguageClient('copilot', 'Copilot', { run, debug: run }, clientOptions);
+    this.client = client;
+    try {
+      await client.start();
+      return true;
+    } catch (err) {
+      this.log.error(`copilot-ls failed to start: ${String(err)}`);
+      const action = openSettingsAction('copilot.server.path');
+      const picked = await vscode.window.showErrorMessage(
+        `Copilot: the server at ${server.path} (from ${server.source}) failed to start. See the Copilot output for details.`,
+        action.label,
+      );
+      if (picked === action.label) {
+        void vscode.commands.executeCommand(action.command, ...action.args);
+      }
+      return false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client && client.state !== State.Stopped) {
+      try {
+        await client.stop();
+      } catch (err) {
+        this.log.warn(`stopping copilot-ls: ${String(err)}`);
+      }
+    }
+  }
+
+  async restart(): Promise<boolean> {
+    await this.starting;
+    await this.stop();
+    return this.start();
+  }
+
+  /** The running client, starting it if needed; throws ConnectionInactive if it cannot run. */
+  private async ready(): Promise<LanguageClient> {
+    if (this.starting) {
+      await this.starting;
+    } else if (!this.client) {
+      // Not started yet (activation still running) or the binary was missing: try now,
+      // so that fixing the setting and asking again just works.
+      await this.start();
+    }
+    const client = this.client;
+    if (!client || client.state !== State.Running) {
+      throw Object.assign(new Error('the copilot-ls server is not running'), { code: ErrorCode.ConnectionInactive });
+    }
+    return client;
+  }
+
+  uriToServer(uri: vscode.Uri): string {
+    return this.client ? this.client.code2ProtocolConverter.asUri(uri) : uri.toString();
+  }
+
+  rangeToServer(range: vscode.Range): Range {
+    return {
+      start: { line: range.start.line, character: range.start.character },
+      end: { line: range.end.line, character: range.end.character },
+    };
+  }
+
+  /**
+   * Sends copilot/ask. Cancelling `token` sends `$/cancelRequest`; the server then
+   * answers -32800, which callers treat as a quiet outcome.
+   */
+  async ask(params: AskParams, token: vscode.CancellationToken, onProgress: (value: WorkDoneValue) => void): Promise<AskResult> {
+    const client = await this.ready();
+    const sub =
+      params.workDoneToken !== undefined
+        ? client.onProgress(WorkDoneProgress.type, params.workDoneToken, (value) => onProgress(value as WorkDoneValue))
+        : undefined;
+    try {
+      return await client.sendRequest<AskResult>(ASK_METHOD, params, token);
+    } finally {
+      sub?.dispose();
+    }
+  }
+
+  /** Asks the server to drop its answers and their diagnostics (`copilot.clear`). */
+  async clear(): Promise<void> {
+    if (!this.isRunning || !this.client) {
+      return;
+    }
+    await this.client.sendRequest(ExecuteCommandRequest.type, { command: CLEAR_COMMAND, arguments: [] });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+    void this.stop();
+  }
+}

@@ -1,0 +1,82 @@
+// How a failed ask is told to the user: which message, and which setting fixes it. Pure.
+
+import { ErrorCode } from './protocol';
+
+export interface ErrorAction {
+  label: string;
+  command: string;
+  args: unknown[];
+}
+
+export type ErrorReport =
+  | { kind: 'silent' }
+  | { kind: 'error'; message: string; actions: ErrorAction[] };
+
+export function openSettingsAction(query: string): ErrorAction {
+  return { label: 'Open Settings', command: 'workbench.action.openSettings', args: [query] };
+}
+
+/** Picks the setting most likely at fault from the server's RequestFailed message. */
+export function settingForFailure(message: string): string {
+  const m = message.toLowerCase();
+  if (/\b(401|403)\b|api key|unauthori[sz]ed|forbidden|authentication/.test(m)) {
+    return 'copilot.apiKeyEnv';
+  }
+  if (/cannot connect|connection refused|connect error|dns|resolve host|base ?url/.test(m)) {
+    return 'copilot.baseUrl';
+  }
+  if (/timed? ?out|timeout/.test(m)) {
+    return 'copilot.requestTimeoutSecs';
+  }
+  if (/\bmodel\b/.test(m) && /\b(404|not found|does not exist|unknown)\b/.test(m)) {
+    return 'copilot.model';
+  }
+  if (/no provider|provider/.test(m) && /not configured|unknown provider/.test(m)) {
+    return 'copilot.provider';
+  }
+  return 'copilot.';
+}
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  name?: unknown;
+}
+
+export function describeAskError(err: unknown): ErrorReport {
+  const e = (typeof err === 'object' && err !== null ? err : {}) as ErrorLike;
+  const code = typeof e.code === 'number' ? e.code : undefined;
+  const raw = typeof e.message === 'string' ? e.message : String(err);
+
+  // The user pressed Cancel: the server's -32800 is the expected outcome, not a failure.
+  if (code === ErrorCode.RequestCancelled || code === ErrorCode.ServerCancelled || e.name === 'Canceled') {
+    return { kind: 'silent' };
+  }
+  switch (code) {
+    case ErrorCode.RequestFailed:
+      return {
+        kind: 'error',
+        message: `Copilot: ${raw}`,
+        actions: [openSettingsAction(settingForFailure(raw))],
+      };
+    case ErrorCode.InvalidParams:
+      return { kind: 'error', message: `Copilot: the server rejected the question: ${raw}`, actions: [] };
+    case ErrorCode.MethodNotFound:
+      return {
+        kind: 'error',
+        message: 'Copilot: this copilot-ls server does not know copilot/ask; it is probably too old. Point copilot.server.path at a newer build.',
+        actions: [openSettingsAction('copilot.server.path')],
+      };
+    case ErrorCode.ConnectionInactive:
+      return {
+        kind: 'error',
+        message: 'Copilot: the copilot-ls server is not running.',
+        actions: [
+          { label: 'Restart Server', command: 'copilot.restartServer', args: [] },
+          openSettingsAction('copilot.server.path'),
+        ],
+      };
+    default:
+      return { kind: 'error', message: `Copilot: ${raw}`, actions: [openSettingsAction('copilot.')] };
+  }
+}

@@ -1,0 +1,76 @@
+// The wire types of copilot-ls (PROTOCOL.md section 3) as the extension sees them.
+// Kept free of `vscode` imports so plain Node tests can use them.
+
+/** LSP position: 0-based line and character. */
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** LSP range: 0-based, end exclusive. */
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface AskParams {
+  question: string;
+  conversationId?: string;
+  textDocument?: { uri: string };
+  range?: Range;
+  workDoneToken?: string | number;
+}
+
+export interface Citation {
+  uri: string;
+  range: Range;
+  path: string;
+  /** 1-based first line. */
+  line: number;
+  /** 1-based last line. */
+  endLine: number;
+  note?: string;
+  verified: boolean;
+}
+
+export interface SuggestedEdit {
+  id: string;
+  title: string;
+  path: string;
+  uri: string;
+  // A WorkspaceEdit; the extension never applies it itself (the server offers it as a
+  // quick fix), so its shape does not matter here.
+  edit: unknown;
+}
+
+export interface Step {
+  tool: string;
+  arguments: Record<string, unknown>;
+  ok: boolean;
+  summary: string;
+}
+
+export type StopReason = 'answered' | 'max_steps' | 'no_provider' | 'cancelled';
+
+export interface AskResult {
+  conversationId: string;
+  answer: string;
+  citations: Citation[];
+  edits: SuggestedEdit[];
+  steps: Step[];
+  stopReason: StopReason;
+}
+
+export const ASK_METHOD = 'copilot/ask';
+export const CLEAR_COMMAND = 'copilot.clear';
+
+/** JSON-RPC error codes the extension treats specially. */
+export const ErrorCode = {
+  InvalidParams: -32602,
+  MethodNotFound: -32601,
+  RequestCancelled: -32800,
+  ServerCancelled: -32802,
+  RequestFailed: -32803,
+  // vscode-jsonrpc's code for "the connection is not running".
+  ConnectionInactive: -32095,
+} as const;

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  answerMarkdown,
+  classifyLink,
+  editLocation,
+  locationHref,
+  parseLocationHref,
+  renderAnswerHtml,
+} from '../../src/answer_markdown';
+import { ROOT, sampleResult } from './fixtures';
+
+const RL = `${ROOT}/src/rate_limit.rs`;
+
+describe('location links', () => {
+  it('round-trip a line and a line range', () => {
+    assert.equal(locationHref({ uri: RL, line: 26, endLine: 34 }), `${RL}#L26-L34`);
+    assert.equal(locationHref({ uri: RL, line: 7, endLine: 7 }), `${RL}#L7`);
+    assert.deepEqual(parseLocationHref(`${RL}#L26-L34`), { uri: RL, line: 26, endLine: 34 });
+    assert.deepEqual(parseLocationHref(`${RL}#L7`), { uri: RL, line: 7, endLine: 7 });
+  });
+
+  it('reject anything else', () => {
+    for (const href of [RL, `${RL}#L0`, `${RL}#L9-L3`, 'https://example.com/#L3', 'javascript:alert(1)#L1']) {
+      assert.equal(parseLocationHref(href), undefined, href);
+    }
+  });
+
+  it('classify clicks', () => {
+    assert.equal(classifyLink(`${RL}#L3`).kind, 'location');
+    assert.deepEqual(classifyLink('https://docs.rs/x'), { kind: 'external', url: 'https://docs.rs/x' });
+    assert.equal(classifyLink('command:workbench.action.quit').kind, 'ignore');
+  });
+});
+
+describe('answerMarkdown', () => {
+  const md = answerMarkdown('How does refill work?', sampleResult());
+
+  it('starts with the question and carries the answer', () => {
+    assert.match(md, /^### How does refill work\?\n/);
+    assert.ok(md.includes('Tokens are refilled lazily'));
+  });
+
+  it('links verified citations to their lines, with the note', () => {
+    assert.ok(md.includes(`1. [src/rate\\_limit.rs:26-34](${RL}#L26-L34) — refill`), md);
+  });
+
+  it('does not link unverified citations', () => {
+    assert.ok(md.includes('2. src/missing.rs:1 _(not found in the workspace)_'), md);
+  });
+
+  it('lists suggested edits at their first line and the steps', () => {
+    assert.ok(md.includes(`**Document refill** in [src/rate\\_limit.rs:35](${RL}#L35)`), md);
+    assert.ok(md.includes('1. `search_code` — 3 matches'));
+    assert.ok(md.includes('2. `read_file` _(failed)_ — Error: no such file'));
+  });
+
+  it('explains why an answer stopped early', () => {
+    assert.match(answerMarkdown('q', sampleResult({ stopReason: 'max_steps' })), /copilot\.maxSteps/);
+    assert.match(answerMarkdown('q', sampleResult({ stopReason: 'no_provider' })), /No model is configured/);
+    assert.doesNotMatch(md, /^> /m);
+  });
+});
+
+describe('renderAnswerHtml', () => {
+  const html = renderAnswerHtml('How does refill work?', sampleResult());
+
+  it('links path:line mentions of cited files, in text and in code', () => {
+    assert.ok(html.includes(`at <a href="${RL}#L26">src/rate_limit.rs:26</a>.`), html);
+    assert.ok(html.includes(`(<a href="${RL}#L35-L40">src/rate_limit.rs:35-40</a>)`), html);
+    const code = renderAnswerHtml('q', sampleResult({ answer: 'see `src/rate_limit.rs:7`' }));
+    assert.ok(code.includes(`<a href="${RL}#L7"><code>src/rate_limit.rs:7</code></a>`), code);
+  });
+
+  it('links the citation list', () => {
+    assert.ok(html.includes(`<a href="${RL}#L26-L34">src/rate_limit.rs:26-34</a> — refill`), html);
+  });
+
+  it('leaves other paths and links alone', () => {
+    const out = renderAnswerHtml('q', sampleResult({ answer: 'see src/config.rs:3 and [src/rate_limit.rs:9](https://x.test/a)' }));
+    assert.ok(out.includes('see src/config.rs:3 and <a href="https://x.test/a">src/rate_limit.rs:9</a>'), out);
+    const prefixed = renderAnswerHtml('q', sampleResult({ answer: 'vendor/src/rate_limit.rs:9' }));
+    assert.ok(prefixed.includes('<p>vendor/src/rate_limit.rs:9</p>'), prefixed);
+  });
+
+  it('never lets the model inject HTML or script links', () => {
+    const out = renderAnswerHtml('<img src=x>', sampleResult({ answer: '<script>alert(1)</script> [x](javascript:alert(1))' }));
+    assert.doesNotMatch(out, /<script>|<img|href="javascript/);
+    assert.ok(out.includes('&lt;script&gt;'));
+  });
+});
+
+describe('editLocation', () => {
+  it('reads the first edit of documentChanges or changes', () => {
+    const e = sampleResult().edits[0];
+    assert.equal(editLocation(e).line, 35);
+    assert.equal(editLocation({ ...e, edit: { changes: { [e.uri]: [{ range: { start: { line: 4 } } }] } } }).line, 5);
+    assert.equal(editLocation({ ...e, edit: { documentChanges: [{ kind: 'create', uri: e.uri }] } }).line, 1);
+  });
+});

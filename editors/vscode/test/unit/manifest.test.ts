@@ -1,0 +1,57 @@
+// Checks package.json against what the extension code and PROTOCOL.md expect: a
+// mismatch here shows up only at run time in VS Code otherwise.
+
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { SERVER_SETTING_KEYS } from '../../src/settings';
+
+// Compiled to out/test/unit; the sources sit two levels up from out/.
+const root = path.resolve(__dirname, '..', '..', '..');
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+const sources = readdirSync(path.join(root, 'src'))
+  .map((f) => readFileSync(path.join(root, 'src', f), 'utf8'))
+  .join('\n');
+
+describe('package.json', () => {
+  const commands: Array<{ command: string; title: string; category: string }> = manifest.contributes.commands;
+
+  it('contributes the palette commands of the issue', () => {
+    const titles = commands.map((c) => `${c.category}: ${c.title}`);
+    for (const t of ['Copilot: Ask', 'Copilot: Ask About Selection', 'Copilot: Follow Up', 'Copilot: Clear Answers', 'Copilot: Show Last Answer', 'Copilot: Go to Citation']) {
+      assert.ok(titles.includes(t), t);
+    }
+  });
+
+  it('registers every contributed command in code, and none the server owns', () => {
+    for (const c of commands) {
+      assert.ok(sources.includes(`'${c.command}'`) || c.command === 'copilot.openCitation', c.command);
+    }
+    // vscode-languageclient registers the server's executeCommand names itself; a
+    // second registration of the same id fails at activation.
+    for (const owned of ['copilot.ask', 'copilot.clear']) {
+      assert.equal(commands.some((c) => c.command === owned), false, owned);
+    }
+  });
+
+  it('binds Ask to ctrl+alt+/ and cmd+alt+/', () => {
+    assert.deepEqual(manifest.contributes.keybindings.find((k: { command: string }) => k.command === 'copilot.askQuestion'), {
+      command: 'copilot.askQuestion',
+      key: 'ctrl+alt+/',
+      mac: 'cmd+alt+/',
+    });
+  });
+
+  it('has a setting for every server key, plus server.path and trace.server', () => {
+    const props = Object.keys(manifest.contributes.configuration.properties);
+    for (const key of [...SERVER_SETTING_KEYS.map((k) => `copilot.${k}`), 'copilot.server.path', 'copilot.trace.server']) {
+      assert.ok(props.includes(key), key);
+    }
+  });
+
+  it('contributes the citation view the code creates', () => {
+    assert.equal(manifest.contributes.views.explorer[0].id, 'copilot.citations');
+    assert.ok(sources.includes("createTreeView('copilot.citations'"));
+  });
+});
