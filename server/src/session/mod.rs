@@ -1,1 +1,264 @@
-//! session layer.
+//! The session: what the editor told us (open documents, settings, the workspace root,
+//! the negotiated encoding), conversations for follow-ups, the last answer's citations
+//! and edits, and the orchestration of one ask. No network and no LSP types here.
+
+pub mod document_store;
+pub mod editor_surface;
+pub mod settings;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::agent::{self, Agent, AgentOutcome, AgentSettings, AskInput, Focus};
+use crate::providers::{self, Message, ProviderError};
+use crate::text::{self, PositionEncoding, Span};
+use crate::tools::retrieval::{RetrievalHit, RetrievalIndex};
+use crate::tools::sandbox::Sandbox;
+use crate::tools::Workspace;
+
+pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
+pub use editor_surface::{DiagnosticSpec, EditorSurface, Placement, Severity};
+pub use settings::{Provider, Settings};
+
+/// Chunks of retrieved code offered to the model (and listed when there is no model).
+const CONTEXT_HITS: usize = 6;
+
+#[derive(Clone, Debug, Default)]
+pub struct AskRequest {
+    pub question: String,
+    pub conversation_id: Option<String>,
+    pub document_uri: Option<String>,
+    pub selection: Option<Span>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    #[error("{0}")]
+    InvalidParams(String),
+    #[error("{0}")]
+    Provider(#[from] ProviderError),
+    #[error("{0}")]
+    Failed(String),
+}
+
+pub struct AskOutcome {
+    pub conversation_id: String,
+    pub outcome: AgentOutcome,
+}
+
+/// The retrieval index and the document versions it has seen, built on first use.
+#[derive(Default)]
+struct RetrievalState {
+    index: Option<RetrievalIndex>,
+    seen_versions: HashMap<String, i32>,
+}
+
+pub struct Session {
+    pub documents: Arc<DocumentStore>,
+    settings: RwLock<Settings>,
+    workspace: RwLock<Option<Workspace>>,
+    encoding: RwLock<PositionEncoding>,
+    retrieval: Arc<Mutex<RetrievalState>>,
+    conversations: Mutex<HashMap<String, Vec<Message>>>,
+    pub surface: Mutex<EditorSurface>,
+    counter: AtomicU64,
+}
+
+impl Session {
+    pub fn new(settings: Settings) -> Session {
+        Session {
+            documents: Arc::new(DocumentStore::default()),
+            settings: RwLock::new(settings),
+            workspace: RwLock::new(None),
+            encoding: RwLock::new(PositionEncoding::Utf16),
+            retrieval: Arc::new(Mutex::new(RetrievalState::default())),
+            conversations: Mutex::new(HashMap::new()),
+            surface: Mutex::new(EditorSurface::default()),
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    /// Sets the workspace root (canonicalized once, by the sandbox).
+    pub fn set_root(&self, root: &std::path::Path) -> std::io::Result<()> {
+        let sandbox = Sandbox::new(root)?;
+        let workspace = Workspace::new(sandbox, self.documents.clone());
+        *write(&self.workspace) = Some(workspace);
+        *lock(&self.retrieval) = RetrievalState::default();
+        Ok(())
+    }
+
+    pub fn workspace(&self) -> Option<Workspace> {
+        read(&self.workspace).clone()
+    }
+
+    pub fn set_encoding(&self, encoding: PositionEncoding) {
+        *write(&self.encoding) = encoding;
+    }
+
+    pub fn encoding(&self) -> PositionEncoding {
+        *read(&self.encoding)
+    }
+
+    pub fn settings(&self) -> Settings {
+        read(&self.settings).clone()
+    }
+
+    /// Applies a settings object; returns the problems to report (bad values are kept
+    /// at their previous value).
+    pub fn apply_settings(&self, value: &serde_json::Value) -> Vec<String> {
+        let mut settings = write(&self.settings);
+        let mut next = settings.clone();
+        let problems = next.apply(value);
+        *settings = next;
+        problems
+    }
+
+    fn next_id(&self, prefix: &str) -> String {
+        format!("{prefix}-{}", self.counter.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    /// Runs one ask to completion. Dropping the returned future cancels it: the provider
+    /// call is aborted and nothing (history, edits) is recorded.
+    pub async fn ask(
+        &self,
+        request: AskRequest,
+        progress: &(dyn Fn(String) + Send + Sync),
+    ) -> Result<AskOutcome, AskError> {
+        let question = request.question.trim().to_string();
+        if question.is_empty() {
+            return Err(AskError::InvalidParams("question must be a non-empty string".into()));
+        }
+        let workspace = self
+            .workspace()
+            .ok_or_else(|| AskError::Failed("no workspace folder is open".into()))?;
+        let settings = self.settings();
+        let env = settings::process_env;
+        let model = settings.provider_config(&env).map(providers::build);
+        let encoding = self.encoding();
+        let focus = self.focus(&workspace, &request);
+
+        let mut query = question.clone();
+        if let Some(focus) = &focus {
+            query.push(' ');
+            query.push_str(&focus.path);
+        }
+        let context = self.retrieve(&workspace, query).await;
+
+        let conversation_id = request
+            .conversation_id
+            .clone()
+            .filter(|id| !id.trim().is_empty())
+            .unwrap_or_else(|| self.next_id("conversation"));
+        let history = lock(&self.conversations)
+            .get(&conversation_id)
+            .cloned()
+            .unwrap_or_default();
+
+        let next_edit_id = || self.next_id("edit");
+        let agent = Agent {
+            model,
+            workspace: &workspace,
+            settings: AgentSettings {
+                max_steps: settings.max_steps,
+                encoding,
+            },
+            progress,
+            next_edit_id: &next_edit_id,
+        };
+        let outcome = agent
+            .run(AskInput {
+                question: question.clone(),
+                history,
+                focus,
+                context,
+            })
+            .await?;
+
+        // Only a finished ask leaves anything behind.
+        lock(&self.conversations).insert(
+            conversation_id.clone(),
+            agent::bound_history(outcome.history.clone(), agent::history::MAX_HISTORY_BYTES),
+        );
+        lock(&self.surface).replace(
+            &question,
+            &outcome.citations,
+            &outcome.edits,
+            request.document_uri.as_deref(),
+        );
+        Ok(AskOutcome {
+            conversation_id,
+            outcome,
+        })
+    }
+
+    /// The document and selection the user asked from, as the agent sees them.
+    fn focus(&self, workspace: &Workspace, request: &AskRequest) -> Option<Focus> {
+        let doc = self.documents.get(request.document_uri.as_deref()?);
+        let path = match &doc {
+            Some(doc) => doc.path.clone()?,
+            None => text::path_from_file_uri(request.document_uri.as_deref()?)?,
+        };
+        let relative = workspace.sandbox.resolve_allow_missing(&path.to_string_lossy()).ok()?.relative;
+        let mut focus = Focus {
+            path: relative,
+            lines: None,
+            selected_text: None,
+        };
+        if let (Some(span), Some(doc)) = (request.selection, doc) {
+            let encoding = self.encoding();
+            let start = text::char_index(&doc.rope, span.start, encoding);
+            let end = text::char_index(&doc.rope, span.end, encoding);
+            if let (Some(start), Some(end)) = (start, end) {
+                if start < end {
+                    focus.selected_text = Some(doc.rope.slice(start..end).to_string());
+                }
+                focus.lines = Some((span.start.line as usize + 1, span.end.line as usize + 1));
+            }
+        }
+        Some(focus)
+    }
+
+    /// Best chunks for the question. The index is built on first use (off the async
+    /// threads) and brought up to date with the editor's open documents each time.
+    async fn retrieve(&self, workspace: &Workspace, query: String) -> Vec<RetrievalHit> {
+        let state = self.retrieval.clone();
+        let workspace = workspace.clone();
+        let documents = self.documents.all();
+        let task = tokio::task::spawn_blocking(move || {
+            let mut state = lock(&state);
+            let state = &mut *state;
+            let index = state
+                .index
+                .get_or_insert_with(|| RetrievalIndex::build(&workspace.sandbox));
+            for doc in documents {
+                let Some(path) = &doc.path else { continue };
+                let Some(relative) = workspace.sandbox.relative(path) else { continue };
+                if state.seen_versions.get(&doc.uri) != Some(&doc.version) {
+                    index.update_file(&relative, &doc.rope.to_string());
+                    state.seen_versions.insert(doc.uri.clone(), doc.version);
+                }
+            }
+            index.search(&query, CONTEXT_HITS)
+        });
+        task.await.unwrap_or_default()
+    }
+
+    /// Forgets the last answer's citations and edits; returns URIs to clear.
+    pub fn clear(&self) -> Vec<String> {
+        lock(&self.surface).clear()
+    }
+}
+
+pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
+}
+
