@@ -1,0 +1,272 @@
+-- One `copilot/ask` at a time: building AskParams, following its progress, cancelling it,
+-- and handing the result to the answer window and the quickfix list.
+local answer = require('copilot_ls.answer')
+local client_mod = require('copilot_ls.client')
+local config = require('copilot_ls.config')
+local errors = require('copilot_ls.errors')
+
+local M = {}
+
+---@class copilot_ls.Ask
+---@field question string
+---@field conversation_id string
+---@field status 'waiting'|'done'|'error'|'cancelled'
+---@field progress string[] progress messages, oldest first
+---@field token string the workDoneToken
+---@field root string the project root the server works in
+---@field source_win integer the window the question came from
+---@field bufnr integer the buffer the question came from
+---@field client_id integer?
+---@field request_id integer?
+---@field params table? the AskParams sent
+---@field result table? AskResult
+---@field error string? the one-line error shown
+
+---@type copilot_ls.Ask? the last ask, running or finished
+M.last = nil
+
+local counter = 0
+
+local function new_id(kind)
+  counter = counter + 1
+  return ('nvim-%s-%d-%d-%d'):format(kind, vim.fn.getpid(), vim.uv.hrtime() % 1e9, counter)
+end
+
+---@param line string
+---@param col integer byte column
+---@param encoding string
+local function to_character(line, col, encoding)
+  col = math.min(col, #line)
+  if encoding == 'utf-8' then
+    return col
+  end
+  return vim.str_utfindex(line, encoding, col, false)
+end
+
+--- The LSP Range of lines line1..line2 of bufnr. When they are the lines of the last
+--- charwise visual selection, the range is that selection's exact characters; otherwise it
+--- covers the whole lines.
+---@param bufnr integer
+---@param line1 integer 1-based
+---@param line2 integer 1-based
+---@param encoding string the client's position encoding
+---@return lsp.Range
+function M.selection_range(bufnr, line1, line2, encoding)
+  local lines = vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false)
+  local first, last = lines[1] or '', lines[#lines] or ''
+  local start_col, end_col = 0, #last
+  local mark_start = vim.api.nvim_buf_get_mark(bufnr, '<')
+  local mark_end = vim.api.nvim_buf_get_mark(bufnr, '>')
+  if mark_start[1] == line1 and mark_end[1] == line2 and vim.fn.visualmode() == 'v' then
+    start_col = mark_start[2]
+    if mark_end[2] < #last then
+      -- '> points at the first byte of the last selected character; include all of it.
+      end_col = mark_end[2] + 1 + vim.str_utf_end(last, mark_end[2] + 1)
+    end
+  end
+  return {
+    start = { line = line1 - 1, character = to_character(first, start_col, encoding) },
+    ['end'] = { line = line2 - 1, character = to_character(last, end_col, encoding) },
+  }
+end
+
+---@return boolean
+function M.is_running()
+  return M.last ~= nil and M.last.status == 'waiting'
+end
+
+local function notify_error(message)
+  vim.notify(message, vim.log.levels.ERROR)
+end
+
+---@param ask copilot_ls.Ask
+---@param err table
+local function on_error(ask, err)
+  local message = errors.format(err, config.options)
+  ask.status = 'error'
+  ask.error = message
+  answer.render(ask)
+  notify_error(message)
+end
+
+---@param ask copilot_ls.Ask
+---@param result table
+local function on_result(ask, result)
+  ask.status = 'done'
+  ask.result = result
+  -- Keep the server's id: it is the one a follow-up must reuse.
+  ask.conversation_id = result.conversationId or ask.conversation_id
+  local was_open = answer.is_open()
+  answer.render(ask)
+  if config.options.quickfix then
+    answer.set_quickfix(ask)
+  end
+  if not was_open then
+    -- The user closed the window while waiting: respect that, but say where it went.
+    vim.notify('copilot-ls: answered; :CopilotAnswer shows it', vim.log.levels.INFO)
+  end
+end
+
+-- Progress reports on our token go into the waiting window. One autocmd for all asks.
+local progress_group = vim.api.nvim_create_augroup('copilot_ls.progress', { clear = true })
+vim.api.nvim_create_autocmd('LspProgress', {
+  group = progress_group,
+  callback = function(ev)
+    local ask = M.last
+    local params = ev.data and ev.data.params
+    if not (ask and params and ask.status == 'waiting' and params.token == ask.token) then
+      return
+    end
+    local value = params.value
+    if type(value) == 'table' and value.kind == 'report' and value.message then
+      table.insert(ask.progress, value.message)
+      answer.render(ask)
+    end
+  end,
+})
+
+---@class copilot_ls.AskOpts
+---@field follow_up? boolean reuse the last conversation
+---@field range? {[1]: integer, [2]: integer} 1-based first and last line of a selection
+---@field bufnr? integer the buffer asked from (default: current)
+
+--- Sends a question. Returns the ask, or nil when it could not be sent (already notified).
+---@param question string
+---@param opts? copilot_ls.AskOpts
+---@return copilot_ls.Ask?
+function M.send(question, opts)
+  opts = opts or {}
+  if M.is_running() then
+    vim.notify(
+      'copilot-ls: a question is still running; wait for it or :CopilotStop',
+      vim.log.levels.WARN
+    )
+    return nil
+  end
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  if bufnr == answer.bufnr then
+    -- Asking from the answer window is about the previous document, not this scratch.
+    bufnr = M.last and M.last.bufnr or bufnr
+  end
+  local client, err = client_mod.get(bufnr)
+  if not client then
+    notify_error(err)
+    return nil
+  end
+
+  local conversation_id
+  if opts.follow_up and M.last then
+    conversation_id = M.last.conversation_id
+  else
+    conversation_id = new_id('conversation')
+  end
+
+  local source_win = vim.api.nvim_get_current_win()
+  if source_win == answer.winid then
+    source_win = M.last and M.last.source_win or source_win
+  end
+
+  ---@type copilot_ls.Ask
+  local ask = {
+    question = question,
+    conversation_id = conversation_id,
+    status = 'waiting',
+    progress = {},
+    token = new_id('progress'),
+    root = client.root_dir or config.root_dir(bufnr),
+    source_win = source_win,
+    bufnr = bufnr,
+    client_id = client.id,
+  }
+  M.last = ask
+  answer.render(ask, true)
+
+  client_mod.when_ready(client, function(ready, ready_err)
+    if M.last ~= ask or ask.status ~= 'waiting' then
+      return
+    end
+    if not ready then
+      on_error(ask, { message = ready_err })
+      return
+    end
+    local params = {
+      question = question,
+      conversationId = conversation_id,
+      workDoneToken = ask.token,
+    }
+    if client_mod.is_file_buffer(bufnr) then
+      params.textDocument = { uri = vim.uri_from_bufnr(bufnr) }
+      if opts.range then
+        params.range =
+          M.selection_range(bufnr, opts.range[1], opts.range[2], ready.offset_encoding)
+      end
+    end
+    ask.params = params
+    local ok, request_id = ready:request('copilot/ask', params, function(rpc_err, result)
+      -- A reply to an ask that was stopped or replaced is no longer the user's concern.
+      if M.last ~= ask or ask.status ~= 'waiting' then
+        return
+      end
+      ask.request_id = nil
+      if rpc_err then
+        if rpc_err.code == errors.codes.request_cancelled then
+          ask.status = 'cancelled'
+          answer.render(ask)
+        else
+          on_error(ask, rpc_err)
+        end
+        return
+      end
+      on_result(ask, result or {})
+    end, bufnr)
+    if not ok then
+      on_error(ask, { message = 'the server has stopped; see :LspLog' })
+      return
+    end
+    ask.request_id = request_id
+  end)
+  return ask
+end
+
+--- Cancels the running ask (:CopilotStop). The server answers -32800, which Neovim's RPC
+--- layer swallows: the ask simply ends, with no error for the user.
+---@return boolean stopped
+function M.stop()
+  local ask = M.last
+  if not (ask and ask.status == 'waiting') then
+    vim.notify('copilot-ls: no question is running', vim.log.levels.INFO)
+    return false
+  end
+  ask.status = 'cancelled'
+  local client = ask.client_id and vim.lsp.get_client_by_id(ask.client_id)
+  if client and ask.request_id then
+    client:cancel_request(ask.request_id)
+  end
+  ask.request_id = nil
+  answer.render(ask)
+  return true
+end
+
+--- Forgets the conversation on the server and its diagnostics (:CopilotClear).
+---@param bufnr? integer
+function M.clear(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local clients = vim.lsp.get_clients({ name = config.server_name })
+  if #clients == 0 then
+    vim.notify('copilot-ls: the server is not running; nothing to clear', vim.log.levels.INFO)
+    return
+  end
+  for _, client in ipairs(clients) do
+    client:request('workspace/executeCommand', { command = 'copilot.clear' }, function(err)
+      if err then
+        notify_error(errors.format(err, config.options))
+      end
+    end, bufnr)
+  end
+  if M.last and M.last.status ~= 'waiting' then
+    -- The next :CopilotFollowUp starts afresh, as the server forgot this conversation.
+    M.last.conversation_id = new_id('conversation')
+  end
+end
+
+return M

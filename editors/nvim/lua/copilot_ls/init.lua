@@ -1,0 +1,130 @@
+-- The plugin's API: setup() and what the :Copilot* commands call.
+local config = require('copilot_ls.config')
+
+local M = {}
+
+local did_setup = false
+
+local function notify_error(message)
+  vim.notify(message, vim.log.levels.ERROR)
+end
+
+--- Configures and (unless `enable = false`) starts the server for every buffer.
+--- Optional: the first command calls it with the defaults.
+---@param opts? table see :help copilot_ls-setup
+---@return boolean ok
+function M.setup(opts)
+  opts = opts or {}
+  local err = config.validate(opts)
+  if err then
+    notify_error('copilot-ls: setup(): ' .. err .. ' (fix: see :help copilot_ls-setup)')
+    return false
+  end
+  local options = config.merge(opts)
+  did_setup = true
+  vim.lsp.config(config.server_name, config.lsp_config(options))
+
+  -- A running server gets the new settings now (PROTOCOL.md section 2: later wins).
+  for _, client in ipairs(vim.lsp.get_clients({ name = config.server_name })) do
+    client.settings = { copilot = config.server_settings(options) }
+    client:notify('workspace/didChangeConfiguration', { settings = client.settings })
+  end
+
+  if not options.enable then
+    return true
+  end
+  local client = require('copilot_ls.client')
+  local ok, cmd_err = client.check_cmd(config.cmd(options))
+  if not ok then
+    -- Enabling anyway would make Neovim warn on every buffer opened.
+    notify_error(cmd_err)
+    return false
+  end
+  vim.lsp.enable(config.server_name)
+  -- vim.lsp.enable() starts on FileType; a file with no filetype never fires it, yet the
+  -- server should see it too.
+  local group = vim.api.nvim_create_augroup('copilot_ls.attach', { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = group,
+    callback = function(ev)
+      vim.schedule(function()
+        if
+          vim.api.nvim_buf_is_valid(ev.buf)
+          and vim.bo[ev.buf].filetype == ''
+          and client.is_file_buffer(ev.buf)
+          and vim.lsp.is_enabled(config.server_name)
+        then
+          client.get(ev.buf)
+        end
+      end)
+    end,
+  })
+  return true
+end
+
+local function ensure_setup()
+  if not did_setup then
+    M.setup({})
+  end
+end
+
+---@param question? string
+---@param opts copilot_ls.AskOpts
+local function ask_or_prompt(question, opts)
+  ensure_setup()
+  if question and vim.trim(question) ~= '' then
+    return require('copilot_ls.ask').send(vim.trim(question), opts)
+  end
+  -- Capture the buffer now: the prompt may change what is current.
+  opts.bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  vim.ui.input({ prompt = opts.follow_up and 'Follow-up: ' or 'Ask Copilot: ' }, function(input)
+    if input and vim.trim(input) ~= '' then
+      require('copilot_ls.ask').send(vim.trim(input), opts)
+    end
+  end)
+end
+
+--- Asks a question in a new conversation; prompts when `question` is empty.
+---@param question? string
+---@param opts? copilot_ls.AskOpts `range = {line1, line2}` sends that selection
+function M.ask(question, opts)
+  opts = vim.deepcopy(opts or {})
+  opts.follow_up = false
+  return ask_or_prompt(question, opts)
+end
+
+--- Asks in the same conversation as the last question.
+---@param question? string
+---@param opts? copilot_ls.AskOpts
+function M.follow_up(question, opts)
+  opts = vim.deepcopy(opts or {})
+  opts.follow_up = true
+  return ask_or_prompt(question, opts)
+end
+
+--- Cancels the running question.
+function M.stop()
+  return require('copilot_ls.ask').stop()
+end
+
+--- Forgets the conversation and removes the server's citation diagnostics.
+function M.clear()
+  ensure_setup()
+  return require('copilot_ls.ask').clear()
+end
+
+--- Shows the last answer again.
+function M.show_answer()
+  local last = require('copilot_ls.ask').last
+  if not require('copilot_ls.answer').reopen(last) then
+    vim.notify('copilot-ls: no answer yet; ask with :CopilotAsk', vim.log.levels.INFO)
+  end
+end
+
+--- The last ask (running or finished), for statuslines and scripts; nil before the first.
+---@return copilot_ls.Ask?
+function M.last()
+  return require('copilot_ls.ask').last
+end
+
+return M

@@ -1,0 +1,233 @@
+-- Shared by the specs: paths, the plugin on the runtimepath, a fresh copy of the fixture
+-- workspace, the scripted fake provider, captured notifications, and cleanup.
+local H = {}
+
+H.test_dir = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+H.plugin_dir = vim.fs.dirname(H.test_dir)
+H.repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
+H.server_bin = vim.env.COPILOT_LS_BIN or (H.repo .. '/target/debug/copilot-ls')
+H.fake_bin = vim.env.FAKE_PROVIDER_BIN or (H.repo .. '/target/debug/fake-provider')
+H.fixture = H.repo .. '/fixtures/workspace'
+-- The API key the specs hand the server (by variable name, as users do).
+H.key_env = 'COPILOT_LS_TEST_KEY'
+H.key = 'sk-test-do-not-leak-4242'
+-- How long anything the specs wait for may take; generous for a loaded CI machine.
+H.timeout = 15000
+
+local loaded = false
+
+--- Puts the plugin on the runtimepath and sources plugin/ as Neovim would at startup
+--- (-u NONE skips plugins).
+function H.load_plugin()
+  if loaded then
+    return
+  end
+  loaded = true
+  vim.opt.runtimepath:prepend(H.plugin_dir)
+  vim.cmd('filetype on')
+  vim.cmd('runtime! plugin/copilot_ls.lua')
+end
+
+---@param ms integer
+---@param predicate fun(): any
+---@param what string what was awaited, for the failure message
+function H.wait(ms, predicate, what)
+  local ok = vim.wait(ms, function()
+    return predicate() and true or false
+  end, 10)
+  assert(ok, 'timed out waiting for ' .. what)
+end
+
+--- A fresh copy of the fixture workspace in a temp dir outside any git repository, so
+--- its root is the cwd the spec moves to.
+---@return string dir
+function H.workspace()
+  local dir = vim.fn.tempname() .. '-ws'
+  local result = vim.system({ 'cp', '-R', H.fixture, dir }):wait()
+  assert(result.code == 0, 'copying the fixture failed: ' .. (result.stderr or ''))
+  return vim.fs.normalize(vim.uv.fs_realpath(dir))
+end
+
+H.providers = {}
+
+---@class FakeProvider
+---@field port integer
+---@field url string the OpenAI baseUrl
+---@field requests fun(): table[] the requests recorded so far
+---@field stop fun()
+
+--- Starts the scripted fake provider with these steps and waits for its port.
+---@param steps table[]
+---@return FakeProvider
+function H.fake_provider(steps)
+  assert(
+    vim.fn.executable(H.fake_bin) == 1,
+    'fake provider binary not found: ' .. H.fake_bin .. ' (set FAKE_PROVIDER_BIN)'
+  )
+  local dir = vim.fn.tempname() .. '-fake'
+  vim.fn.mkdir(dir, 'p')
+  local script = dir .. '/script.json'
+  local record = dir .. '/record.jsonl'
+  vim.fn.writefile({ vim.json.encode({ steps = steps }) }, script)
+  local output, port = '', nil
+  local proc = vim.system({ H.fake_bin, script, '--record', record }, {
+    stdout = function(_, data)
+      if data then
+        output = output .. data
+        port = port or tonumber(output:match('^%s*(%d+)%s*\n'))
+      end
+    end,
+    stderr = function() end,
+  })
+  H.wait(H.timeout, function()
+    return port
+  end, 'the fake provider to print its port')
+  local provider = {
+    port = port,
+    url = ('http://127.0.0.1:%d/v1'):format(port),
+  }
+  function provider.requests()
+    if vim.fn.filereadable(record) == 0 then
+      return {}
+    end
+    local requests = {}
+    for _, line in ipairs(vim.fn.readfile(record)) do
+      if line ~= '' then
+        table.insert(requests, vim.json.decode(line))
+      end
+    end
+    return requests
+  end
+  function provider.stop()
+    if not proc:is_closing() then
+      proc:kill('sigterm')
+    end
+  end
+  table.insert(H.providers, provider)
+  return provider
+end
+
+H.notifications = {}
+local original_notify = vim.notify
+
+--- Records vim.notify calls (and still shows nothing: headless output stays readable).
+function H.capture_notify()
+  H.notifications = {}
+  vim.notify = function(msg, level)
+    table.insert(H.notifications, { msg = msg, level = level or vim.log.levels.INFO })
+  end
+end
+
+---@param level integer
+---@return {msg: string, level: integer}[]
+function H.notified(level)
+  return vim.tbl_filter(function(n)
+    return n.level == level
+  end, H.notifications)
+end
+
+--- setup() against a fake provider (OpenAI wire format), cd into a fresh workspace copy,
+--- open `file` and wait for the client to be initialized and attached.
+---@param provider FakeProvider?
+---@param opts? table more setup() options
+---@param file? string
+---@return {ws: string, client: vim.lsp.Client, bufnr: integer}
+function H.session(provider, opts, file)
+  H.load_plugin()
+  local ws = H.workspace()
+  vim.cmd.cd(vim.fn.fnameescape(ws))
+  vim.env[H.key_env] = H.key
+  local setup = vim.tbl_extend('force', {
+    cmd = { H.server_bin },
+    provider = 'openai',
+    baseUrl = provider and provider.url or 'http://127.0.0.1:9/v1',
+    model = 'fake-model',
+    apiKeyEnv = H.key_env,
+    stream = false,
+    maxSteps = 6,
+    requestTimeoutSecs = 20,
+  }, opts or {})
+  assert(require('copilot_ls').setup(setup), 'setup() failed')
+  vim.cmd.edit(file or 'src/rate_limit.rs')
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = H.wait_client(bufnr)
+  return { ws = ws, client = client, bufnr = bufnr }
+end
+
+--- The copilot_ls client attached to bufnr, once initialized.
+---@param bufnr integer
+---@return vim.lsp.Client
+function H.wait_client(bufnr)
+  local client
+  H.wait(H.timeout, function()
+    client = vim.lsp.get_clients({ name = 'copilot_ls', bufnr = bufnr })[1]
+    return client and client.initialized
+  end, 'copilot_ls to attach to ' .. vim.api.nvim_buf_get_name(bufnr))
+  return client
+end
+
+--- Records the params of every request the client sends (the client's own method is
+--- looked up through its metatable, so an instance field shadows it).
+---@param client vim.lsp.Client
+---@return table<string, table[]> method -> params sent
+function H.spy_requests(client)
+  local sent = {}
+  client.request = function(self, method, params, ...)
+    sent[method] = sent[method] or {}
+    table.insert(sent[method], params)
+    return getmetatable(self).__index.request(self, method, params, ...)
+  end
+  return sent
+end
+
+--- Waits for the last ask to leave the `waiting` state and returns it.
+---@return copilot_ls.Ask
+function H.wait_ask()
+  H.wait(H.timeout, function()
+    local last = require('copilot_ls').last()
+    return last and last.status ~= 'waiting'
+  end, 'the ask to finish')
+  return require('copilot_ls').last()
+end
+
+---@param bufnr integer
+---@return string
+function H.text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+end
+
+--- Undoes everything a spec did: servers, providers, windows, buffers, lists, state.
+function H.cleanup()
+  vim.notify = original_notify
+  for _, provider in ipairs(H.providers) do
+    provider.stop()
+  end
+  H.providers = {}
+  if package.loaded['copilot_ls.ask'] then
+    require('copilot_ls.ask').last = nil
+  end
+  if package.loaded['copilot_ls.config'] then
+    local config = require('copilot_ls.config')
+    config.options = vim.deepcopy(config.defaults)
+  end
+  if loaded then
+    vim.lsp.enable('copilot_ls', false)
+    -- Assignment replaces (vim.lsp.config() would merge): the next spec starts from
+    -- lsp/copilot_ls.lua alone.
+    vim.lsp.config['copilot_ls'] = {}
+  end
+  for _, client in ipairs(vim.lsp.get_clients()) do
+    client:stop(true)
+  end
+  H.wait(H.timeout, function()
+    return #vim.lsp.get_clients() == 0
+  end, 'the clients to stop')
+  vim.cmd('silent! tabonly')
+  vim.cmd('silent! only')
+  vim.cmd('silent! %bwipeout!')
+  vim.fn.setqflist({}, 'f')
+  vim.cmd('silent! messages clear')
+  vim.cmd.cd(vim.fn.fnameescape(vim.fs.dirname(vim.fn.tempname())))
+end
+
+return H

@@ -1,0 +1,187 @@
+-- The plugin without a model: commands, setup() and its options, the server's command
+-- line, errors when the binary is missing, the help file.
+local H = require('helpers')
+
+describe('plugin', function()
+  after_each(H.cleanup)
+
+  it('defines its commands without loading the Lua module', function()
+    assert.is_nil(package.loaded['copilot_ls'])
+    H.load_plugin()
+    for _, name in ipairs({ 'CopilotAsk', 'CopilotFollowUp', 'CopilotStop', 'CopilotClear', 'CopilotAnswer' }) do
+      assert.are.equal(2, vim.fn.exists(':' .. name), name)
+    end
+    assert.is_nil(package.loaded['copilot_ls'])
+    assert.is_nil(package.loaded['copilot_ls.ask'])
+    local ask = vim.api.nvim_get_commands({})['CopilotAsk']
+    assert.are.equal('*', ask.nargs)
+    assert.is_truthy(ask.range)
+  end)
+
+  it('merges setup() options over the defaults and passes server settings', function()
+    H.load_plugin()
+    local config = require('copilot_ls.config')
+    assert.is_true(require('copilot_ls').setup({
+      enable = false,
+      model = 'm1',
+      maxSteps = 3,
+      stream = false,
+      answer = { layout = 'split' },
+    }))
+    assert.are.equal('split', config.options.answer.layout)
+    assert.are.equal(0.8, config.options.answer.width)
+    assert.are.same({ '.git' }, config.options.root_markers)
+    local lsp = vim.lsp.config.copilot_ls
+    assert.are.same({ model = 'm1', maxSteps = 3, stream = false }, lsp.init_options)
+    assert.are.same({ copilot = { model = 'm1', maxSteps = 3, stream = false } }, lsp.settings)
+    assert.is_nil(lsp.filetypes)
+    assert.are.equal('function', type(lsp.root_dir))
+
+    -- Another setup() changes what it names; the rest keeps its value, as in the server.
+    require('copilot_ls').setup({ enable = false, model = 'm2', answer = { width = 0.5 } })
+    assert.are.equal('split', config.options.answer.layout)
+    assert.are.equal(0.5, config.options.answer.width)
+    assert.are.same({ model = 'm2', maxSteps = 3, stream = false }, vim.lsp.config.copilot_ls.init_options)
+  end)
+
+  it('sends empty settings as a JSON object, not an array', function()
+    H.load_plugin()
+    require('copilot_ls').setup({ enable = false })
+    local settings = require('copilot_ls.config').server_settings()
+    assert.are.equal('{}', vim.json.encode(settings))
+    -- What vim.lsp.config() merged with lsp/copilot_ls.lua is what the client sends.
+    assert.are.equal('{}', vim.json.encode(vim.lsp.config.copilot_ls.init_options))
+    assert.are.equal('{"copilot":{}}', vim.json.encode(vim.lsp.config.copilot_ls.settings))
+  end)
+
+  it('finds the binary in setup(), then $COPILOT_LS_PATH, then PATH', function()
+    H.load_plugin()
+    local config = require('copilot_ls.config')
+    local saved = vim.env.COPILOT_LS_PATH
+    finally(function()
+      vim.env.COPILOT_LS_PATH = saved
+    end)
+    vim.env.COPILOT_LS_PATH = nil
+    require('copilot_ls').setup({ enable = false })
+    assert.are.same({ 'copilot-ls' }, config.cmd())
+    vim.env.COPILOT_LS_PATH = '/opt/bin/copilot-ls'
+    assert.are.same({ '/opt/bin/copilot-ls' }, config.cmd())
+    require('copilot_ls').setup({ enable = false, cmd = { '/x/copilot-ls', 'serve' } })
+    assert.are.same({ '/x/copilot-ls', 'serve' }, config.cmd())
+    assert.are.same({ '/x/copilot-ls', 'serve' }, vim.lsp.config.copilot_ls.cmd)
+  end)
+
+  it('rejects a bad option with one error line and keeps going', function()
+    H.load_plugin()
+    H.capture_notify()
+    assert.is_false(require('copilot_ls').setup({ maxStep = 3 }))
+    assert.is_false(require('copilot_ls').setup({ answer = { layout = 'tab' } }))
+    local errors = H.notified(vim.log.levels.ERROR)
+    assert.are.equal(2, #errors)
+    assert.matches('unknown option "maxStep"', errors[1].msg, 1, true)
+    assert.matches('answer.layout', errors[2].msg, 1, true)
+    for _, e in ipairs(errors) do
+      assert.is_nil(e.msg:find('\n'))
+    end
+  end)
+
+  it('reports a missing server binary once per action, with the fix, and starts nothing', function()
+    H.load_plugin()
+    H.capture_notify()
+    vim.cmd.cd(vim.fn.fnameescape(H.workspace()))
+    assert.is_false(require('copilot_ls').setup({ cmd = { '/nonexistent/copilot-ls' } }))
+    vim.cmd.edit('src/main.rs')
+    vim.cmd('CopilotAsk where is the port read?')
+    local errors = H.notified(vim.log.levels.ERROR)
+    assert.are.equal(2, #errors)
+    for _, e in ipairs(errors) do
+      assert.matches('/nonexistent/copilot-ls', e.msg, 1, true)
+      assert.matches('not found', e.msg, 1, true)
+      assert.matches('cmd', e.msg, 1, true)
+      assert.matches('COPILOT_LS_PATH', e.msg, 1, true)
+      assert.is_nil(e.msg:find('\n'))
+    end
+    assert.are.same({}, vim.lsp.get_clients())
+    assert.is_nil(require('copilot_ls').last())
+  end)
+
+  it('says so when there is nothing to stop or show', function()
+    H.load_plugin()
+    H.capture_notify()
+    vim.cmd('CopilotStop')
+    vim.cmd('CopilotAnswer')
+    assert.are.equal(0, #H.notified(vim.log.levels.ERROR))
+    assert.are.equal(2, #H.notified(vim.log.levels.INFO))
+  end)
+
+  it('has help tags for every command and section', function()
+    H.load_plugin()
+    -- :helptags writes a tags file; build it in a copy to keep the checkout clean.
+    local dir = vim.fn.tempname() .. '-help'
+    vim.fn.mkdir(dir .. '/doc', 'p')
+    vim.fn.writefile(vim.fn.readfile(H.plugin_dir .. '/doc/copilot_ls.txt'), dir .. '/doc/copilot_ls.txt')
+    vim.cmd('helptags ' .. vim.fn.fnameescape(dir .. '/doc'))
+    vim.opt.runtimepath:prepend(dir)
+    local text = table.concat(vim.fn.readfile(dir .. '/doc/copilot_ls.txt'), '\n')
+    local linked = {}
+    for tag in text:gmatch('|([^|%s]+)|') do
+      linked[tag] = true
+    end
+    for _, tag in ipairs({ 'copilot_ls.txt', ':CopilotAsk', ':CopilotFollowUp', ':CopilotStop', ':CopilotClear', ':CopilotAnswer', 'copilot_ls-setup', 'copilot_ls-health' }) do
+      linked[tag] = true
+    end
+    for tag in pairs(linked) do
+      local ok, err = pcall(vim.cmd.help, tag)
+      assert(ok, ('help %s: %s'):format(tag, tostring(err)))
+      vim.cmd('helpclose')
+    end
+    vim.cmd.help(':CopilotAsk')
+    assert.matches('copilot_ls.txt$', vim.api.nvim_buf_get_name(0))
+    assert.matches('%*:CopilotAsk%*', vim.api.nvim_get_current_line())
+  end)
+end)
+
+describe('errors', function()
+  local errors, options
+  before_each(function()
+    H.load_plugin()
+    errors = require('copilot_ls.errors')
+    options = { provider = 'openai', apiKeyEnv = 'MY_KEY' }
+  end)
+
+  it('names the key variable for an authentication failure', function()
+    local line = errors.format({ code = -32803, message = 'provider returned 401 Unauthorized:\n{"error": "bad key"}' }, options)
+    assert.are.equal('copilot-ls: provider returned 401 Unauthorized: {"error": "bad key"} (fix: check the API key in $MY_KEY (or setup({ apiKeyEnv = ... })))', line)
+  end)
+
+  it('does not take a port for a status code', function()
+    local line = errors.format({ code = -32803, message = 'cannot connect to http://127.0.0.1:40123/v1: connection refused' }, options)
+    assert.matches('fix: check that the provider runs at baseUrl', line, 1, true)
+  end)
+
+  it('gives a fix for every kind of failure', function()
+    local cases = {
+      { 'provider returned 429 Too Many Requests', 'rate limiting' },
+      { 'provider returned 404 Not Found', 'model and baseUrl' },
+      { 'provider call timed out after 120 s', 'requestTimeoutSecs' },
+      { 'provider returned 503 Service Unavailable', 'try again later' },
+      { 'unusable reply', ':checkhealth copilot_ls' },
+    }
+    for _, case in ipairs(cases) do
+      assert.matches(case[2], errors.format({ code = -32803, message = case[1] }, options), 1, true)
+    end
+    assert.matches('non-empty question', errors.format({ code = -32602, message = 'question is empty' }, options), 1, true)
+  end)
+end)
+
+describe('answer', function()
+  it('finds the path:line mention under the cursor', function()
+    H.load_plugin()
+    local answer = require('copilot_ls.answer')
+    local line = 'See `src/config.rs:14` and src/rate_limit.rs:25-33 for step:3.'
+    assert.are.same({ 'src/config.rs', 14 }, { answer.mention_at(line, 0) })
+    assert.are.same({ 'src/rate_limit.rs', 25 }, { answer.mention_at(line, 30) })
+    assert.are.same({ 'src/config.rs', 14 }, { answer.mention_at(line, #line - 2) })
+    assert.are.same({}, { answer.mention_at('nothing here: 12', 3) })
+  end)
+end)
