@@ -1,0 +1,110 @@
+-- :checkhealth copilot_ls, read from the report buffer it opens.
+local H = require('helpers')
+
+--- Runs the health check and returns its report lines.
+---@return string[]
+local function checkhealth()
+  vim.cmd('silent checkhealth copilot_ls')
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd('silent! tabclose')
+  return lines
+end
+
+---@param lines string[]
+---@param pattern string plain text
+---@return string? the first line containing it
+local function find(lines, pattern)
+  for _, line in ipairs(lines) do
+    if line:find(pattern, 1, true) then
+      return line
+    end
+  end
+  return nil
+end
+
+describe(':checkhealth copilot_ls', function()
+  local saved = {}
+  before_each(function()
+    H.load_plugin()
+    for _, name in ipairs({ 'COPILOT_LS_PATH', 'COPILOT_LS_PROVIDER', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', H.key_env }) do
+      saved[name] = vim.env[name]
+      vim.env[name] = nil
+    end
+  end)
+  after_each(function()
+    for name, value in pairs(saved) do
+      vim.env[name] = value
+    end
+    H.cleanup()
+  end)
+
+  it('shows the binary and its version, the provider and that the key is set', function()
+    local version = vim.trim(vim.system({ H.server_bin, '--version' }, { text = true }):wait().stdout or '')
+    assert.are_not.equal('', version, 'copilot-ls --version printed nothing')
+    vim.env[H.key_env] = H.key
+    require('copilot_ls').setup({
+      enable = false,
+      cmd = { H.server_bin },
+      provider = 'openai',
+      baseUrl = 'http://127.0.0.1:9/v1',
+      apiKeyEnv = H.key_env,
+    })
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    local binary = find(lines, H.server_bin)
+    assert.is_truthy(binary, report)
+    assert.matches('OK', binary)
+    assert.is_truthy(binary:find(version:match('[^\n]*'), 1, true), report)
+    assert.is_truthy(find(lines, 'provider: openai (from setup())'), report)
+    assert.is_truthy(find(lines, 'http://127.0.0.1:9/v1'), report)
+    local key = find(lines, '$' .. H.key_env .. ' is set')
+    assert.is_truthy(key, report)
+    assert.matches('OK', key)
+    assert.is_nil(report:find(H.key, 1, true), 'the key itself must not show')
+    assert.is_nil(report:find('ERROR', 1, true), report)
+  end)
+
+  it('finds the binary through $COPILOT_LS_PATH', function()
+    vim.env.COPILOT_LS_PATH = H.server_bin
+    require('copilot_ls').setup({ enable = false })
+    local line = find(checkhealth(), H.server_bin)
+    assert.is_truthy(line)
+    assert.matches('from $COPILOT_LS_PATH', line, 1, true)
+  end)
+
+  it('reports a missing binary as an error with advice', function()
+    require('copilot_ls').setup({ enable = false, cmd = { '/nonexistent/copilot-ls' } })
+    local lines = checkhealth()
+    local line = find(lines, '/nonexistent/copilot-ls')
+    assert.is_truthy(line, table.concat(lines, '\n'))
+    assert.matches('ERROR', line)
+    assert.is_truthy(find(lines, 'COPILOT_LS_PATH'))
+  end)
+
+  it('warns when no provider is configured', function()
+    require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
+    local line = find(checkhealth(), 'provider: none')
+    assert.is_truthy(line)
+    assert.matches('WARNING', line)
+  end)
+
+  it('reports an unset key variable for anthropic as an error', function()
+    require('copilot_ls').setup({ enable = false, cmd = { H.server_bin }, provider = 'anthropic' })
+    local lines = checkhealth()
+    assert.is_truthy(find(lines, 'provider: anthropic (from setup())'))
+    local line = find(lines, '$ANTHROPIC_API_KEY is not set')
+    assert.is_truthy(line, table.concat(lines, '\n'))
+    assert.matches('ERROR', line)
+  end)
+
+  it('follows $COPILOT_LS_PROVIDER and the default key variables', function()
+    require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
+    vim.env.OPENAI_API_KEY = 'sk-x'
+    assert.is_truthy(find(checkhealth(), 'provider: openai (from default ($OPENAI_API_KEY is set))'))
+    vim.env.COPILOT_LS_PROVIDER = 'anthropic'
+    vim.env.ANTHROPIC_API_KEY = 'sk-y'
+    local lines = checkhealth()
+    assert.is_truthy(find(lines, 'provider: anthropic (from $COPILOT_LS_PROVIDER)'))
+    assert.is_truthy(find(lines, '$ANTHROPIC_API_KEY is set'))
+  end)
+end)
