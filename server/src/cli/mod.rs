@@ -1,5 +1,128 @@
-//! Command line: `serve` (LSP over stdio), `ask`, `tool`.
+//! The command line: `serve` (LSP over stdio, the default), `ask` (one question,
+//! headless, same engine) and `tool` (run one tool as the model would). stdout carries
+//! only the protocol or the requested output; logs go to stderr.
 
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+mod ask;
+mod tool;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::session::Settings;
+
+#[derive(Parser)]
+#[command(
+    name = "copilot-ls",
+    version,
+    about = "A language server that answers questions about your codebase, grounded in the real files",
+    long_about = None
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Speak LSP over stdio (the default).
+    Serve {
+        /// Accepted for clients that always pass it (vscode-languageclient does).
+        #[arg(long, hide = true)]
+        stdio: bool,
+    },
+    /// Ask one question about a workspace and print the answer.
+    Ask {
+        /// Workspace root (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Print exactly one AskResult JSON object instead of markdown.
+        #[arg(long)]
+        json: bool,
+        /// Most model calls for this ask (overrides maxSteps).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+        max_steps: Option<u32>,
+        /// The question.
+        #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
+        question: Vec<String>,
+    },
+    /// Run one tool exactly as the model would call it and print its result.
+    Tool {
+        /// Tool name: read_file, list_directory, search_code, find_files, list_open_buffers, read_open_buffer, propose_edit.
+        name: String,
+        /// The tool's arguments as a JSON object.
+        #[arg(default_value = "{}")]
+        json: String,
+        /// Workspace root (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+}
+
+pub fn main() -> ExitCode {
+    // `--stdio` alone (as vscode-languageclient appends it) means serve.
+    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = if args.len() == 2 && args[1] == "--stdio" {
+        vec![args[0].clone()]
+    } else {
+        args
+    };
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help/version to stdout and errors to stderr; usage errors exit 2.
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let serving = matches!(cli.command, None | Some(Command::Serve { .. }));
+    init_logging(if serving { "info" } else { "warn" });
+    let (settings, problems) = Settings::from_env(&crate::session::settings::process_env);
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("copilot-ls: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match cli.command {
+        None | Some(Command::Serve { .. }) => {
+            runtime.block_on(crate::lsp::serve(settings, problems));
+            ExitCode::SUCCESS
+        }
+        Some(Command::Ask {
+            workspace,
+            json,
+            max_steps,
+            question,
+        }) => {
+            for problem in &problems {
+                eprintln!("copilot-ls: {problem}");
+            }
+            runtime.block_on(ask::run(settings, workspace, json, max_steps, question.join(" ")))
+        }
+        Some(Command::Tool {
+            name,
+            json,
+            workspace,
+        }) => tool::run(&name, &json, workspace),
+    }
+}
+
+/// Logs to stderr; `COPILOT_LS_LOG` (an `EnvFilter` such as `debug`) overrides the level.
+fn init_logging(default_level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("COPILOT_LS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+/// The workspace root for a command: the flag, else the current directory.
+fn workspace_root(flag: Option<PathBuf>) -> PathBuf {
+    flag.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
 }

@@ -38,6 +38,17 @@ pub enum Placement {
     Withdrawn,
 }
 
+/// The diagnostic that marks a suggested edit (also attached to its code action).
+pub fn edit_diagnostic(id: &str, title: &str, span: Span) -> DiagnosticSpec {
+    DiagnosticSpec {
+        span,
+        severity: Severity::Hint,
+        code: "suggested-edit",
+        message: format!("Suggested edit: {title}"),
+        edit_id: Some(id.to_string()),
+    }
+}
+
 #[derive(Clone, Debug)]
 struct EditRecord {
     id: String,
@@ -200,13 +211,10 @@ impl EditorSurface {
                 Placement::Replace { span, .. } => span,
                 Placement::Create | Placement::Withdrawn => continue,
             };
-            by_uri.entry(record.uri.clone()).or_default().push(DiagnosticSpec {
-                span,
-                severity: Severity::Hint,
-                code: "suggested-edit",
-                message: format!("Suggested edit: {}", record.edit.title),
-                edit_id: Some(record.id.clone()),
-            });
+            by_uri
+                .entry(record.uri.clone())
+                .or_default()
+                .push(edit_diagnostic(&record.id, &record.edit.title, span));
         }
         self.published = by_uri
             .iter()

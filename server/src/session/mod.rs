@@ -18,7 +18,7 @@ use crate::tools::sandbox::Sandbox;
 use crate::tools::Workspace;
 
 pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
-pub use editor_surface::{DiagnosticSpec, EditorSurface, Placement, Severity};
+pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};
 pub use settings::{Provider, Settings};
 
 /// Chunks of retrieved code offered to the model (and listed when there is no model).

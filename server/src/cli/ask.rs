@@ -1,0 +1,75 @@
+//! `copilot-ls ask`: one question, headless, through the same session and agent as
+//! `copilot/ask`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::lsp::convert::{self, EditSupport};
+use crate::session::{self, AskError, AskRequest, Session, Settings};
+
+pub async fn run(
+    settings: Settings,
+    workspace: Option<PathBuf>,
+    json: bool,
+    max_steps: Option<u32>,
+    question: String,
+) -> ExitCode {
+    if question.trim().is_empty() {
+        eprintln!("copilot-ls: the question must not be empty");
+        return ExitCode::from(2);
+    }
+    let session = Session::new(settings);
+    if let Some(max_steps) = max_steps {
+        session.apply_settings(&serde_json::json!({ "maxSteps": max_steps }));
+    }
+    let root = super::workspace_root(workspace);
+    if let Err(error) = session.set_root(&root) {
+        eprintln!("copilot-ls: cannot use {} as the workspace: {error}", root.display());
+        return ExitCode::from(2);
+    }
+    let progress = |message: String| eprintln!("copilot-ls: {message}");
+    let request = AskRequest {
+        question,
+        ..AskRequest::default()
+    };
+    let outcome = match session.ask(request, &progress).await {
+        Ok(outcome) => outcome,
+        Err(AskError::InvalidParams(message)) => {
+            eprintln!("copilot-ls: {message}");
+            return ExitCode::from(2);
+        }
+        Err(error) => {
+            eprintln!("copilot-ls: the ask failed: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Some(workspace) = session.workspace() else {
+        return ExitCode::FAILURE;
+    };
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let result = convert::ask_result(
+            outcome.conversation_id,
+            &outcome.outcome,
+            &mut session::lock(&session.surface),
+            &workspace,
+            session.encoding(),
+            EditSupport::FULL,
+        );
+        let text = serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".to_string());
+        let _ = writeln!(stdout, "{text}");
+    } else {
+        let answer = outcome.outcome.answer.trim_end();
+        let _ = writeln!(stdout, "{answer}");
+        if !outcome.outcome.citations.is_empty() {
+            let _ = writeln!(stdout);
+        }
+        for citation in &outcome.outcome.citations {
+            let note = citation.note.as_deref().unwrap_or("");
+            let _ = writeln!(stdout, "{}:{}: {}", citation.path, citation.line, note);
+        }
+    }
+    let _ = stdout.flush();
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,33 @@
+//! `copilot-ls tool NAME [JSON] [--workspace DIR]`: one tool call, as the model makes it.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use crate::tools::sandbox::Sandbox;
+use crate::tools::{self, NoDocuments, Workspace};
+
+pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>) -> ExitCode {
+    let root = super::workspace_root(workspace);
+    let sandbox = match Sandbox::new(&root) {
+        Ok(sandbox) => sandbox,
+        Err(error) => {
+            eprintln!("copilot-ls: cannot use {} as the workspace: {error}", root.display());
+            return ExitCode::from(2);
+        }
+    };
+    let workspace = Workspace::new(sandbox, Arc::new(NoDocuments));
+    let output = tools::run(name, arguments, &workspace);
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(output.text.as_bytes());
+    if !output.text.ends_with('\n') {
+        let _ = stdout.write_all(b"\n");
+    }
+    let _ = stdout.flush();
+    if output.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

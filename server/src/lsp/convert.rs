@@ -1,0 +1,209 @@
+//! Conversion between our plain types and LSP types, in one place: positions, URIs,
+//! diagnostics, workspace edits, and the ask result.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use tower_lsp_server::lsp_types::{
+    AnnotatedTextEdit, ChangeAnnotation, CreateFile, CreateFileOptions, Diagnostic,
+    DiagnosticSeverity, DocumentChangeOperation, DocumentChanges, NumberOrString, OneOf,
+    OptionalVersionedTextDocumentIdentifier, Position, Range, ResourceOp, TextDocumentEdit,
+    TextEdit, Uri, WorkspaceEdit,
+};
+
+use super::wire;
+use crate::agent::AgentOutcome;
+use crate::session::{DiagnosticSpec, EditorSurface, Placement, Severity};
+use crate::text::{PositionEncoding, Pos, Span};
+use crate::tools::{ProposedEdit, Workspace};
+
+/// What the client can take in a `WorkspaceEdit`, from its capabilities.
+#[derive(Clone, Copy, Debug)]
+pub struct EditSupport {
+    pub document_changes: bool,
+    pub change_annotations: bool,
+    pub resource_create: bool,
+}
+
+impl EditSupport {
+    /// For the command line, which hands the edit to no client: the richest form.
+    pub const FULL: EditSupport = EditSupport {
+        document_changes: true,
+        change_annotations: true,
+        resource_create: true,
+    };
+}
+
+pub fn range(span: Span) -> Range {
+    Range::new(position(span.start), position(span.end))
+}
+
+pub fn position(pos: Pos) -> Position {
+    Position::new(pos.line, pos.character)
+}
+
+pub fn span(range: Range) -> Span {
+    Span {
+        start: Pos::new(range.start.line, range.start.character),
+        end: Pos::new(range.end.line, range.end.character),
+    }
+}
+
+/// Our URIs are built by `text::file_uri`, always valid; a bad one becomes `file:///`.
+pub fn uri(text: &str) -> Uri {
+    Uri::from_str(text).unwrap_or_else(|_| Uri::from_str("file:///").expect("static URI"))
+}
+
+pub fn diagnostic(spec: &DiagnosticSpec) -> Diagnostic {
+    Diagnostic {
+        range: range(spec.span),
+        severity: Some(match spec.severity {
+            Severity::Information => DiagnosticSeverity::INFORMATION,
+            Severity::Hint => DiagnosticSeverity::HINT,
+        }),
+        code: Some(NumberOrString::String(spec.code.to_string())),
+        source: Some("copilot".to_string()),
+        message: spec.message.clone(),
+        data: spec
+            .edit_id
+            .as_ref()
+            .map(|id| serde_json::json!({ "editId": id })),
+        ..Diagnostic::default()
+    }
+}
+
+/// The `WorkspaceEdit` that applies a suggested edit where it sits now.
+pub fn workspace_edit(
+    edit: &ProposedEdit,
+    id: &str,
+    placement: &Placement,
+    support: EditSupport,
+) -> Option<WorkspaceEdit> {
+    let target = uri(&crate::text::file_uri(&edit.absolute));
+    let (text_range, version) = match placement {
+        Placement::Replace { span, version } => (range(*span), *version),
+        Placement::Create => (Range::default(), None),
+        Placement::Withdrawn => return None,
+    };
+    let annotation_id = format!("copilot-{id}");
+    let text_edit = TextEdit::new(text_range, edit.new_text.clone());
+    let mut result = WorkspaceEdit::default();
+    if !support.document_changes {
+        if matches!(placement, Placement::Create) && !support.resource_create {
+            // A client that cannot create files cannot take this edit at all.
+            return None;
+        }
+        result.changes = Some(HashMap::from([(target, vec![text_edit])]));
+        return Some(result);
+    }
+    let edits = if support.change_annotations {
+        vec![OneOf::Right(AnnotatedTextEdit {
+            text_edit,
+            annotation_id: annotation_id.clone(),
+        })]
+    } else {
+        vec![OneOf::Left(text_edit)]
+    };
+    let document_edit = TextDocumentEdit {
+        text_document: OptionalVersionedTextDocumentIdentifier {
+            uri: target.clone(),
+            version,
+        },
+        edits,
+    };
+    let operations = match placement {
+        Placement::Create => {
+            if !support.resource_create {
+                return None;
+            }
+            vec![
+                DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
+                    uri: target,
+                    options: Some(CreateFileOptions {
+                        overwrite: Some(false),
+                        ignore_if_exists: Some(false),
+                    }),
+                    annotation_id: support.change_annotations.then(|| annotation_id.clone()),
+                })),
+                DocumentChangeOperation::Edit(document_edit),
+            ]
+        }
+        _ => vec![DocumentChangeOperation::Edit(document_edit)],
+    };
+    result.document_changes = Some(DocumentChanges::Operations(operations));
+    if support.change_annotations {
+        let description = if edit.protected {
+            "Suggested by Copilot. This changes tool or CI configuration: review it carefully."
+        } else {
+            "Suggested by Copilot; review before applying."
+        };
+        result.change_annotations = Some(HashMap::from([(
+            annotation_id,
+            ChangeAnnotation {
+                label: edit.title.clone(),
+                needs_confirmation: Some(true),
+                description: Some(description.to_string()),
+            },
+        )]));
+    }
+    Some(result)
+}
+
+/// The wire `AskResult` for a finished ask. Edits carry the `WorkspaceEdit` for where
+/// they sit at the end of the ask.
+pub fn ask_result(
+    conversation_id: String,
+    outcome: &AgentOutcome,
+    surface: &mut EditorSurface,
+    workspace: &Workspace,
+    encoding: PositionEncoding,
+    support: EditSupport,
+) -> wire::AskResult {
+    let citations = outcome
+        .citations
+        .iter()
+        .map(|c| wire::Citation {
+            uri: uri(&c.uri),
+            range: range(c.span),
+            path: c.path.clone(),
+            line: c.line,
+            end_line: c.end_line,
+            note: c.note.clone(),
+            verified: c.verified,
+        })
+        .collect();
+    let edits = outcome
+        .edits
+        .iter()
+        .filter_map(|e| {
+            let placement = surface
+                .placement_of(&e.id, workspace, encoding)
+                .unwrap_or(Placement::Withdrawn);
+            Some(wire::SuggestedEdit {
+                id: e.id.clone(),
+                title: e.edit.title.clone(),
+                path: e.edit.path.clone(),
+                uri: uri(&crate::text::file_uri(&e.edit.absolute)),
+                edit: workspace_edit(&e.edit, &e.id, &placement, support)?,
+            })
+        })
+        .collect();
+    let steps = outcome
+        .steps
+        .iter()
+        .map(|s| wire::Step {
+            tool: s.tool.clone(),
+            arguments: s.arguments.clone(),
+            ok: s.ok,
+            summary: s.summary.clone(),
+        })
+        .collect();
+    wire::AskResult {
+        conversation_id,
+        answer: outcome.answer.clone(),
+        citations,
+        edits,
+        steps,
+        stop_reason: outcome.stop_reason.as_str().to_string(),
+    }
+}

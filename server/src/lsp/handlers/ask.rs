@@ -1,0 +1,193 @@
+//! `copilot/ask`: runs an ask with progress and cancellation, publishes the answer's
+//! diagnostics, and replies with the `AskResult`.
+//!
+//! Cancellation: tower-lsp answers `$/cancelRequest` with -32800 by dropping this
+//! handler's future. The ask itself runs in a task of its own holding a cancellation
+//! token whose drop guard lives in this future, so dropping the future cancels the
+//! token, the task drops the provider call (closing its connection) and ends the
+//! progress. A cancelled ask records nothing.
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::lsp_types::notification::Progress;
+use tower_lsp_server::lsp_types::request::WorkDoneProgressCreate;
+use tower_lsp_server::lsp_types::{
+    NumberOrString, ProgressParams, ProgressParamsValue, ProgressToken, WorkDoneProgress,
+    WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd,
+    WorkDoneProgressReport,
+};
+use tower_lsp_server::Client;
+
+use super::super::convert;
+use super::super::server::Backend;
+use super::super::wire::{AskParams, AskResult};
+use super::diagnostics;
+use crate::session::{AskError, AskRequest};
+
+/// JSON-RPC `RequestFailed`: the ask could not be answered (provider error and the like).
+pub const REQUEST_FAILED: i64 = -32803;
+
+pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
+    let question = params.question.clone().unwrap_or_default();
+    if question.trim().is_empty() {
+        return Err(Error::invalid_params("`question` is required and must not be empty"));
+    }
+    let request = AskRequest {
+        question,
+        conversation_id: params.conversation_id.clone(),
+        document_uri: params.text_document.as_ref().map(|d| d.uri.as_str().to_string()),
+        selection: params.range.map(convert::span),
+    };
+
+    let token = CancellationToken::new();
+    let _cancel_when_dropped = token.clone().drop_guard();
+    let progress = start_progress(backend, params.work_done_token.clone()).await;
+
+    let session = backend.session.clone();
+    let task = tokio::spawn(async move {
+        let reporter = progress.clone();
+        let report = move |message: String| reporter.send(ProgressEvent::Report(message));
+        let result = tokio::select! {
+            biased;
+            _ = token.cancelled() => None,
+            result = session.ask(request, &report) => Some(result),
+        };
+        progress.send(ProgressEvent::End(match &result {
+            None => "Cancelled".to_string(),
+            Some(Ok(_)) => "Done".to_string(),
+            Some(Err(_)) => "Failed".to_string(),
+        }));
+        result
+    });
+    let result = match task.await {
+        Ok(Some(result)) => result,
+        Ok(None) => return Err(Error::request_cancelled()),
+        Err(join_error) => Err(AskError::Failed(format!("the ask failed unexpectedly: {join_error}"))),
+    };
+    let outcome = match result {
+        Ok(outcome) => outcome,
+        Err(AskError::InvalidParams(message)) => return Err(Error::invalid_params(message)),
+        Err(error) => {
+            tracing::warn!("ask failed: {error}");
+            return Err(Error {
+                code: ErrorCode::ServerError(REQUEST_FAILED),
+                message: error.to_string().into(),
+                data: None,
+            });
+        }
+    };
+
+    // Diagnostics go out before the reply, so a client sees them by the time it has
+    // the answer.
+    diagnostics::publish(backend).await;
+    let Some(workspace) = backend.session.workspace() else {
+        return Err(Error::internal_error());
+    };
+    let encoding = backend.session.encoding();
+    let mut surface = crate::session::lock(&backend.session.surface);
+    Ok(convert::ask_result(
+        outcome.conversation_id,
+        &outcome.outcome,
+        &mut surface,
+        &workspace,
+        encoding,
+        backend.flags().edits,
+    ))
+}
+
+/// `workspace/executeCommand` `copilot.ask` with `arguments: [AskParams]`.
+pub async fn ask_command(backend: &Backend, arguments: Vec<Value>) -> Result<Option<Value>> {
+    let first = arguments.into_iter().next().unwrap_or(Value::Null);
+    let params: AskParams = serde_json::from_value(first)
+        .map_err(|e| Error::invalid_params(format!("copilot.ask takes one AskParams argument: {e}")))?;
+    let result = ask(backend, params).await?;
+    serde_json::to_value(result)
+        .map(Some)
+        .map_err(|_| Error::internal_error())
+}
+
+enum ProgressEvent {
+    Report(String),
+    End(String),
+}
+
+/// Sends progress notifications in order from a task of their own, so the agent can
+/// report synchronously and never waits on the client.
+#[derive(Clone)]
+struct ProgressSender(Option<mpsc::UnboundedSender<ProgressEvent>>);
+
+impl ProgressSender {
+    fn send(&self, event: ProgressEvent) {
+        if let Some(sender) = &self.0 {
+            let _ = sender.send(event);
+        }
+    }
+}
+
+async fn start_progress(backend: &Backend, requested: Option<ProgressToken>) -> ProgressSender {
+    let token = match requested {
+        Some(token) => token,
+        None if backend.flags().work_done_progress => {
+            let token = NumberOrString::String(format!(
+                "copilot-ask-{}",
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos())
+                    .unwrap_or_default()
+            ));
+            let created = backend
+                .client
+                .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                    token: token.clone(),
+                })
+                .await;
+            if created.is_err() {
+                return ProgressSender(None);
+            }
+            token
+        }
+        None => return ProgressSender(None),
+    };
+    let client = backend.client.clone();
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let begin = WorkDoneProgress::Begin(WorkDoneProgressBegin {
+        title: "Copilot".to_string(),
+        cancellable: Some(true),
+        message: Some("Thinking".to_string()),
+        percentage: None,
+    });
+    send(&client, &token, begin).await;
+    tokio::spawn(async move {
+        while let Some(event) = receiver.recv().await {
+            match event {
+                ProgressEvent::Report(message) => {
+                    let report = WorkDoneProgress::Report(WorkDoneProgressReport {
+                        cancellable: Some(true),
+                        message: Some(message),
+                        percentage: None,
+                    });
+                    send(&client, &token, report).await;
+                }
+                ProgressEvent::End(message) => {
+                    let end = WorkDoneProgress::End(WorkDoneProgressEnd {
+                        message: Some(message),
+                    });
+                    send(&client, &token, end).await;
+                    break;
+                }
+            }
+        }
+    });
+    ProgressSender(Some(sender))
+}
+
+async fn send(client: &Client, token: &ProgressToken, value: WorkDoneProgress) {
+    client
+        .send_notification::<Progress>(ProgressParams {
+            token: token.clone(),
+            value: ProgressParamsValue::WorkDone(value),
+        })
+        .await;
+}

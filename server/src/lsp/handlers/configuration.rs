@@ -1,0 +1,21 @@
+//! `workspace/didChangeConfiguration`: `settings.copilot`, or the whole settings object
+//! when it has no `copilot` key. Bad values are reported and ignored.
+
+use tower_lsp_server::lsp_types::{DidChangeConfigurationParams, MessageType};
+
+use super::super::server::Backend;
+
+pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfigurationParams) {
+    let settings = match params.settings.get("copilot") {
+        Some(section) => section.clone(),
+        None => params.settings,
+    };
+    let problems = backend.session.apply_settings(&settings);
+    for problem in problems {
+        tracing::warn!("configuration: {problem}");
+        backend
+            .client
+            .show_message(MessageType::ERROR, format!("copilot-ls: configuration: {problem}"))
+            .await;
+    }
+}

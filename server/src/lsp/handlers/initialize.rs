@@ -1,0 +1,77 @@
+//! `initialize` / `initialized`: root, position encoding, client capabilities, settings.
+
+use std::path::PathBuf;
+
+use tower_lsp_server::lsp_types::{InitializeParams, InitializeResult, MessageType, ServerInfo};
+
+use super::super::capabilities;
+use super::super::server::{Backend, ClientFlags};
+use crate::text;
+
+pub fn initialize(backend: &Backend, params: InitializeParams) -> InitializeResult {
+    let encoding = capabilities::negotiate_encoding(&params.capabilities);
+    backend.session.set_encoding(encoding);
+    *backend.flags.write().unwrap_or_else(|e| e.into_inner()) = ClientFlags {
+        edits: capabilities::edit_support(&params.capabilities),
+        work_done_progress: capabilities::supports_work_done_progress(&params.capabilities),
+    };
+
+    let mut problems = Vec::new();
+    let root = workspace_root(&params);
+    if let Err(error) = backend.session.set_root(&root) {
+        problems.push(format!("cannot use {} as the workspace root: {error}", root.display()));
+    }
+    if let Some(options) = &params.initialization_options {
+        problems.extend(
+            backend
+                .session
+                .apply_settings(options)
+                .into_iter()
+                .map(|p| format!("initializationOptions: {p}")),
+        );
+    }
+    backend
+        .pending_problems
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(problems);
+
+    InitializeResult {
+        capabilities: capabilities::server_capabilities(encoding),
+        server_info: Some(ServerInfo {
+            name: "copilot-ls".to_string(),
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        }),
+    }
+}
+
+/// The first workspace folder, else the (deprecated) root URI, else the current
+/// directory: an editor opened on a single file still gets a working server.
+#[allow(deprecated)]
+fn workspace_root(params: &InitializeParams) -> PathBuf {
+    let from_uri = |uri: &tower_lsp_server::lsp_types::Uri| text::path_from_file_uri(uri.as_str());
+    params
+        .workspace_folders
+        .as_ref()
+        .and_then(|folders| folders.first())
+        .and_then(|folder| from_uri(&folder.uri))
+        .or_else(|| params.root_uri.as_ref().and_then(from_uri))
+        .or_else(|| params.root_path.as_ref().map(PathBuf::from))
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+}
+
+pub async fn initialized(backend: &Backend) {
+    let problems: Vec<String> = std::mem::take(
+        &mut *backend
+            .pending_problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()),
+    );
+    for problem in problems {
+        tracing::warn!("{problem}");
+        backend
+            .client
+            .show_message(MessageType::ERROR, format!("copilot-ls: {problem}"))
+            .await;
+    }
+}

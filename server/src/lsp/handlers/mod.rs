@@ -1,0 +1,9 @@
+//! One handler per LSP method (or family of notifications).
+
+pub mod ask;
+pub mod code_action;
+pub mod configuration;
+pub mod diagnostics;
+pub mod execute_command;
+pub mod initialize;
+pub mod text_sync;

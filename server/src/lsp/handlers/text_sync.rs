@@ -1,0 +1,51 @@
+//! `didOpen` / `didChange` / `didClose` into the document store. Changes are applied
+//! synchronously, before any `.await`, so requests that follow see them.
+
+use tower_lsp_server::lsp_types::{
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+};
+
+use super::super::convert;
+use super::super::server::Backend;
+use super::diagnostics;
+use crate::session::TextChange;
+
+pub fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
+    let doc = params.text_document;
+    backend
+        .session
+        .documents
+        .open(doc.uri.as_str(), &doc.language_id, doc.version, &doc.text);
+}
+
+pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
+    let uri = params.text_document.uri.as_str().to_string();
+    let changes: Vec<TextChange> = params
+        .content_changes
+        .into_iter()
+        .map(|change| TextChange {
+            range: change.range.map(convert::span),
+            text: change.text,
+        })
+        .collect();
+    let encoding = backend.session.encoding();
+    if let Err(error) = backend.session.documents.change(
+        &uri,
+        params.text_document.version,
+        &changes,
+        encoding,
+    ) {
+        tracing::warn!("didChange ignored: {error}");
+        return;
+    }
+    // A suggested edit in this document may have moved, been applied or been broken:
+    // refresh the diagnostics that show it (only now may we suspend).
+    let has_edits = crate::session::lock(&backend.session.surface).has_edits_for(&uri);
+    if has_edits {
+        diagnostics::publish(backend).await;
+    }
+}
+
+pub fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
+    backend.session.documents.close(params.text_document.uri.as_str());
+}

@@ -1,0 +1,63 @@
+//! The `copilot/ask` wire types (PROTOCOL.md section 3), serde at the edge.
+
+use serde::{Deserialize, Serialize};
+use tower_lsp_server::lsp_types::{ProgressToken, Range, TextDocumentIdentifier, Uri, WorkspaceEdit};
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct AskParams {
+    /// Optional in the type so a missing question gets our own clear -32602 message.
+    #[serde(default)]
+    pub question: Option<String>,
+    #[serde(default)]
+    pub conversation_id: Option<String>,
+    #[serde(default)]
+    pub text_document: Option<TextDocumentIdentifier>,
+    #[serde(default)]
+    pub range: Option<Range>,
+    #[serde(default)]
+    pub work_done_token: Option<ProgressToken>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskResult {
+    pub conversation_id: String,
+    pub answer: String,
+    pub citations: Vec<Citation>,
+    pub edits: Vec<SuggestedEdit>,
+    pub steps: Vec<Step>,
+    pub stop_reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Citation {
+    pub uri: Uri,
+    pub range: Range,
+    pub path: String,
+    pub line: usize,
+    pub end_line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub verified: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestedEdit {
+    pub id: String,
+    pub title: String,
+    pub path: String,
+    pub uri: Uri,
+    pub edit: WorkspaceEdit,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub ok: bool,
+    pub summary: String,
+}
