@@ -1,0 +1,236 @@
+// Processes for the end-to-end test: the scripted fake provider, code-server with the
+// packaged extension installed, and headless Chromium driving it. Everything listens on
+// loopback only and is killed in `stopAll`.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync, existsSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export interface E2eEnv {
+  codeServer: string;
+  vsix: string;
+  copilotLs: string;
+  fakeProvider: string;
+  fixture: string;
+  outDir: string;
+  chromium: string;
+}
+
+/** Reads the inputs run.sh passes; a missing one fails the test with the variable's name. */
+export function e2eEnv(): E2eEnv {
+  const need = (name: string): string => {
+    const v = process.env[name];
+    if (!v) {
+      throw new Error(`${name} is not set (run editors/vscode/test/run.sh)`);
+    }
+    if (!existsSync(v)) {
+      throw new Error(`${name}=${v} does not exist`);
+    }
+    return v;
+  };
+  return {
+    codeServer: need('CODE_SERVER_BIN'),
+    vsix: need('VSIX'),
+    copilotLs: need('COPILOT_LS_BIN'),
+    fakeProvider: need('FAKE_PROVIDER_BIN'),
+    fixture: need('FIXTURE_WORKSPACE'),
+    outDir: process.env.TEST_OUTPUT_DIR ?? path.resolve('test-output'),
+    chromium: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
+  };
+}
+
+const children: ChildProcess[] = [];
+
+/** An environment for child processes without any real provider key. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/_API_KEY$/.test(k) && !k.startsWith('COPILOT_LS_') && !k.startsWith('VSCODE_')) {
+      env[k] = v;
+    }
+  }
+  return { ...env, ...extra };
+}
+
+function track(child: ChildProcess, logFile: string): ChildProcess {
+  children.push(child);
+  const log = createWriteStream(logFile);
+  child.stderr?.pipe(log);
+  return child;
+}
+
+/** Starts `fake-provider SCRIPT --record FILE` and resolves with the port it printed. */
+export function startFakeProvider(bin: string, script: string, record: string, logDir: string): Promise<number> {
+  const child = track(spawn(bin, [script, '--record', record], { stdio: ['ignore', 'pipe', 'pipe'], detached: true }), path.join(logDir, 'fake-provider.log'));
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      const port = Number(line.trim());
+      if (Number.isInteger(port) && port > 0) {
+        resolve(port);
+      } else {
+        reject(new Error(`fake-provider printed ${JSON.stringify(line)} instead of a port`));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`fake-provider exited with ${code} before printing its port`)));
+    child.once('error', reject);
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+    srv.once('error', reject);
+  });
+}
+
+/** Polls `check` until it returns a value; for conditions outside the DOM (files, HTTP). */
+export async function waitUntil<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) {
+      return v;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface CodeServer {
+  url: string;
+  userSettings: string;
+}
+
+export function installExtension(env: E2eEnv, extensionsDir: string, home: string): void {
+  const r = spawnSync(env.codeServer, ['--extensions-dir', extensionsDir, '--install-extension', env.vsix], {
+    env: cleanEnv({ XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data') }),
+    encoding: 'utf8',
+  });
+  if (r.status !== 0 || !/successfully installed/.test(r.stdout)) {
+    throw new Error(`installing ${env.vsix} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  }
+}
+
+export async function startCodeServer(env: E2eEnv, home: string, workspace: string, settings: object): Promise<CodeServer> {
+  const userData = path.join(home, 'user-data');
+  const extensionsDir = path.join(home, 'extensions');
+  mkdirSync(path.join(userData, 'User'), { recursive: true });
+  const userSettings = path.join(userData, 'User', 'settings.json');
+  writeFileSync(userSettings, JSON.stringify(settings, null, 2));
+  installExtension(env, extensionsDir, home);
+
+  const port = await freePort();
+  const args = [
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--user-data-dir', userData,
+    '--extensions-dir', extensionsDir,
+    workspace,
+  ];
+  const child = spawn(env.codeServer, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: cleanEnv({ XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data') }),
+  });
+  track(child, path.join(env.outDir, 'code-server.log'));
+  child.stdout?.pipe(createWriteStream(path.join(env.outDir, 'code-server.stdout.log')));
+  const url = `http://127.0.0.1:${port}`;
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  await waitUntil('code-server /healthz', async () => {
+    if (exited !== undefined) {
+      throw new Error(`code-server exited with ${exited}; see ${env.outDir}/code-server.log`);
+    }
+    try {
+      return (await fetch(`${url}/healthz`)).ok || undefined;
+    } catch {
+      return undefined;
+    }
+  }, 60_000);
+  return { url, userSettings };
+}
+
+export async function launchBrowser(env: E2eEnv): Promise<Browser> {
+  return chromium.launch({
+    executablePath: env.chromium,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+/** Kills every process this harness started, with their children (own process groups). */
+export function stopAll(): void {
+  for (const child of children.splice(0)) {
+    if (child.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+  }
+}
+
+// ---- Workbench helpers: each waits on the DOM, never on time. ----
+
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  // Pick the row whose label is exactly the title, not a longer one that contains it.
+  const row = page.locator('.quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) }).first();
+  await row.waitFor({ state: 'visible' });
+  await row.click();
+}
+
+export async function openFile(page: Page, relativePath: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(relativePath);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(relativePath) }).first();
+  await row.waitFor({ state: 'visible' });
+  await input.press('Enter');
+  await page.locator(`.tabs-container .tab.active[aria-label*="${path.basename(relativePath)}"]`).first().waitFor();
+}
+
+/** Types into the open input box (showInputBox) and accepts it. */
+export async function answerInputBox(page: Page, title: string, text: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget', { hasText: title });
+  await widget.waitFor({ state: 'visible' });
+  const input = widget.locator('.quick-input-box input');
+  await input.fill(text);
+  await input.press('Enter');
+  await widget.waitFor({ state: 'hidden' });
+}
+
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function notification(page: Page, text: string | RegExp) {
+  return page.locator('.notifications-toasts .notification-list-item', { hasText: text });
+}
+
+/** The answer webview's document (VS Code nests the page in two iframes). */
+export function answerFrame(page: Page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+export async function cursorAt(page: Page, line: number, column = 1): Promise<void> {
+  await page.locator('.statusbar-item[id="status.editor.selection"]', { hasText: `Ln ${line}, Col ${column}` }).waitFor();
+}

@@ -1,0 +1,274 @@
+// End to end in real VS Code (code-server in headless Chromium): the packaged extension
+// talks to the real copilot-ls, which talks to the scripted fake provider. The tests run
+// in order and share one window, like a person working through the features.
+
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import {
+  answerFrame,
+  answerInputBox,
+  cursorAt,
+  e2eEnv,
+  notification,
+  openFile,
+  runCommand,
+  startCodeServer,
+  startFakeProvider,
+  launchBrowser,
+  stopAll,
+  waitUntil,
+  type CodeServer,
+  type E2eEnv,
+} from './harness';
+
+const QUESTION = 'How does the rate limiter refill its tokens?';
+const FOLLOW_UP = 'And where are its limits configured?';
+const OLD_TEXT = '    fn refill(&mut self) {\n';
+const NEW_TEXT = '    /// Adds the tokens earned since the last refill, up to capacity.\n    fn refill(&mut self) {\n';
+
+// One step per model call, consumed in order by the asks below.
+const SCRIPT = {
+  steps: [
+    { tool_calls: [{ id: 'call_1', name: 'search_code', arguments: { pattern: 'TokenBucket' } }] },
+    {
+      // Slow enough for the progress notification to show the first tool step.
+      delay_ms: 1500,
+      tool_calls: [
+        { id: 'call_2', name: 'read_file', arguments: { path: 'src/rate_limit.rs', start_line: 1, end_line: 40 } },
+        {
+          id: 'call_3',
+          name: 'propose_edit',
+          arguments: { path: 'src/rate_limit.rs', old_text: OLD_TEXT, new_text: NEW_TEXT, title: 'Document refill' },
+        },
+      ],
+    },
+    {
+      tool_calls: [
+        {
+          id: 'call_4',
+          name: 'answer',
+          arguments: {
+            answer:
+              'Tokens are refilled lazily: `try_acquire` calls `refill` first (src/rate_limit.rs:26), ' +
+              'which adds `elapsed * refill_per_sec` tokens, capped at `capacity`.',
+            citations: [
+              { path: 'src/rate_limit.rs', line: 26, end_line: 34, note: 'refill before taking a token' },
+              { path: 'src/config.rs', line: 12, end_line: 18, note: 'burst and rate come from the environment' },
+            ],
+          },
+        },
+      ],
+    },
+    { text: 'Follow-up answer: the limits come from `TOLLBOOTH_BURST` and `TOLLBOOTH_RPS` in src/config.rs:11.' },
+    { hang: true },
+    { status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' },
+  ],
+};
+
+let env: E2eEnv;
+let work: string;
+let workspace: string;
+let record: string;
+let server: CodeServer;
+let browser: Browser;
+let page: Page;
+
+function requests(): Array<{ path: string; body: { messages?: Array<{ role: string; content: unknown }> } }> {
+  try {
+    return readFileSync(record, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+async function ask(command: string, title: string, question: string): Promise<void> {
+  await runCommand(page, command);
+  await answerInputBox(page, title, question);
+}
+
+async function focusProblems(): Promise<void> {
+  await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+  await page.locator('.markers-panel').waitFor({ state: 'visible' });
+}
+
+describe('VS Code extension against copilot-ls and the fake provider', { timeout: 600_000 }, () => {
+  before(async () => {
+    env = e2eEnv();
+    mkdirSync(env.outDir, { recursive: true });
+    work = mkdtempSync(path.join(os.tmpdir(), 'copilot-vscode-e2e-'));
+    workspace = path.join(work, 'tollbooth');
+    cpSync(env.fixture, workspace, { recursive: true });
+    const script = path.join(work, 'script.json');
+    writeFileSync(script, JSON.stringify(SCRIPT, null, 2));
+    record = path.join(env.outDir, 'provider-requests.jsonl');
+    writeFileSync(record, '');
+    const port = await startFakeProvider(env.fakeProvider, script, record, env.outDir);
+
+    server = await startCodeServer(env, path.join(work, 'home'), workspace, {
+      'copilot.server.path': env.copilotLs,
+      'copilot.provider': 'openai',
+      'copilot.baseUrl': `http://127.0.0.1:${port}/v1`,
+      'copilot.model': 'fake',
+      'copilot.requestTimeoutSecs': 30,
+      'copilot.trace.server': 'verbose',
+      'workbench.startupEditor': 'none',
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'chat.disableAIFeatures': true,
+      'telemetry.telemetryLevel': 'off',
+      'security.workspace.trust.enabled': false,
+      'git.enabled': false,
+      'extensions.ignoreRecommendations': true,
+      'editor.minimap.enabled': false,
+      // The edit must reach the disk only when the test saves it.
+      'files.autoSave': 'off',
+    });
+    browser = await launchBrowser(env);
+    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    // The explorer shows the workspace once the workbench has restored.
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 90_000 });
+  });
+
+  after(async () => {
+    if (page) {
+      await page.screenshot({ path: path.join(env.outDir, 'final.png') }).catch(() => undefined);
+    }
+    await browser?.close().catch(() => undefined);
+    stopAll();
+  });
+
+  it('lists its commands in the palette', async () => {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.fill('>Copilot: ');
+    for (const title of ['Copilot: Ask', 'Copilot: Follow Up', 'Copilot: Clear Answers', 'Copilot: Show Last Answer', 'Copilot: Go to Citation']) {
+      await page.locator('.quick-input-list .label-name', { hasText: new RegExp(`^${title}$`) }).first().waitFor();
+    }
+    await input.press('Escape');
+  });
+
+  it('asks from the palette, shows each tool step, then the answer', async () => {
+    await openFile(page, 'src/main.rs');
+    await ask('Copilot: Ask', 'Copilot: Ask', QUESTION);
+    // The progress notification shows the server's $/progress report for the first tool.
+    await notification(page, 'search_code: TokenBucket').waitFor();
+    const answer = answerFrame(page).locator('#answer');
+    await answer.getByText('Tokens are refilled lazily').waitFor({ timeout: 60_000 });
+    await answer.locator('a', { hasText: 'src/rate_limit.rs:26-34' }).waitFor();
+    await answer.getByText('Document refill').waitFor();
+    await page.screenshot({ path: path.join(env.outDir, 'answer.png') });
+
+    const sent = requests();
+    assert.equal(sent.length, 3, 'one model call per scripted turn');
+    assert.ok(sent.every((r) => r.path.endsWith('/v1/chat/completions')), JSON.stringify(sent.map((r) => r.path)));
+    assert.ok(JSON.stringify(sent[0].body).includes(QUESTION));
+    // Asked from main.rs: the server was told which editor the question came from.
+    assert.ok(JSON.stringify(sent[0].body).includes('main.rs'), 'the active editor is part of the context');
+  });
+
+  it('puts the citations in the Problems panel', async () => {
+    await focusProblems();
+    const rows = page.locator('.markers-panel .monaco-list-row');
+    await rows.filter({ hasText: 'refill before taking a token' }).first().waitFor();
+    await rows.filter({ hasText: 'burst and rate come from the environment' }).first().waitFor();
+    const text = (await page.locator('.markers-panel').innerText()).toLowerCase();
+    assert.ok(text.includes('copilot'), 'source copilot is shown');
+  });
+
+  it('opens a citation link at the cited line', async () => {
+    await answerFrame(page).locator('#answer a', { hasText: 'src/rate_limit.rs:26-34' }).click();
+    await page.locator('.tabs-container .tab.active[aria-label*="rate_limit.rs"]').first().waitFor();
+    await cursorAt(page, 26);
+  });
+
+  it('jumps to a citation with Go to Citation', async () => {
+    await runCommand(page, 'Copilot: Go to Citation');
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'src/config.rs:12-18' }).first();
+    await pick.waitFor();
+    await pick.click();
+    await page.locator('.tabs-container .tab.active[aria-label*="config.rs"]').first().waitFor();
+    await cursorAt(page, 12);
+  });
+
+  it('applies the suggested edit as a quick fix through the refactor preview', async () => {
+    await openFile(page, 'src/rate_limit.rs');
+    await page.keyboard.press('Control+G');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(':35');
+    await input.press('Enter');
+    await cursorAt(page, 35);
+    await page.keyboard.press('Control+.');
+    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Copilot: Document refill' }).first();
+    await fix.waitFor();
+    await fix.click();
+    // needsConfirmation makes VS Code show the refactor preview instead of applying.
+    const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
+    await apply.waitFor();
+    assert.equal(readFileSync(path.join(workspace, 'src/rate_limit.rs'), 'utf8').includes(NEW_TEXT), false, 'not applied before Apply');
+    await apply.click();
+    await page.locator('.view-lines', { hasText: 'Adds the tokens earned since the last refill' }).first().waitFor();
+    await page.keyboard.press('Control+S');
+    await waitUntil('the edit on disk', () => readFileSync(path.join(workspace, 'src/rate_limit.rs'), 'utf8').includes(NEW_TEXT) || undefined);
+  });
+
+  it('follows up in the same conversation', async () => {
+    await ask('Copilot: Follow Up', 'Copilot: Follow Up', FOLLOW_UP);
+    await answerFrame(page).locator('#answer').getByText('Follow-up answer').waitFor({ timeout: 60_000 });
+    const sent = requests();
+    assert.equal(sent.length, 4);
+    const body = JSON.stringify(sent[3].body);
+    assert.ok(body.includes(FOLLOW_UP));
+    // The server keeps the conversation: the first question is sent again as history.
+    assert.ok(body.includes(QUESTION), 'the follow-up carries the earlier question');
+  });
+
+  it('cancels from the progress notification without an error', async () => {
+    await ask('Copilot: Ask', 'Copilot: Ask', 'Which ports does it listen on?');
+    const progress = notification(page, 'Which ports does it listen on?');
+    await progress.waitFor();
+    await waitUntil('the hanging provider call', () => requests().length === 5 || undefined);
+    await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await progress.waitFor({ state: 'hidden' });
+  });
+
+  it('shows a provider error with a button to the setting, and nothing for the cancel', async () => {
+    await ask('Copilot: Ask', 'Copilot: Ask', 'Why does this fail?');
+    const error = notification(page, /Copilot: .*401/);
+    await error.waitFor({ timeout: 60_000 });
+    // A cancelled ask would have shown up before this one; -32800 is not an error.
+    assert.equal(await notification(page, /Copilot:.*(cancel|-32800)/i).count(), 0);
+    assert.equal(await notification(page, /Copilot: /).count(), 1, await page.locator('.notifications-toasts').innerText());
+    assert.equal(requests().length, 6, 'a 401 is not retried, the cancelled call is not repeated');
+    await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+    await page.locator('.settings-editor').waitFor();
+    const search = page.locator('.settings-editor .suggest-input-container .view-lines');
+    await search.filter({ hasText: 'copilot.apiKeyEnv' }).waitFor();
+  });
+
+  it('clears the answers and their diagnostics', async () => {
+    await runCommand(page, 'Copilot: Clear Answers');
+    await answerFrame(page).locator('#answer', { hasText: 'No answer' }).waitFor();
+    await focusProblems();
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'refill before taking a token' }).waitFor({ state: 'detached' });
+    await page.locator('.markers-panel', { hasText: 'No problems have been detected' }).waitFor();
+  });
+
+  it('reports a missing server binary with the fix', async () => {
+    const settings = JSON.parse(readFileSync(server.userSettings, 'utf8'));
+    settings['copilot.server.path'] = path.join(work, 'no-such-copilot-ls');
+    writeFileSync(server.userSettings, JSON.stringify(settings, null, 2));
+    const error = notification(page, 'copilot.server.path points to');
+    await error.waitFor();
+    await error.locator('.monaco-button', { hasText: 'Open Settings' }).waitFor();
+  });
+});

