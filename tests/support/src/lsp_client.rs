@@ -1,0 +1,325 @@
+//! A minimal LSP client over a child process's stdio, for end-to-end tests that drive
+//! the real `copilot-ls` binary as an editor would. Synchronous: a reader thread parses
+//! messages into a channel; tests wait on messages with timeouts, never on sleeps.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// How long any single wait may take before the test fails.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+pub struct LspClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    incoming: Receiver<Value>,
+    /// Messages received but not yet consumed by a wait.
+    backlog: VecDeque<Value>,
+    /// Every message received, in order (for assertions over the whole session).
+    pub log: Vec<Value>,
+    /// Raw bytes on stdout that were not a valid LSP frame (must stay empty).
+    pub stray_stdout: Arc<Mutex<Vec<u8>>>,
+    pub stderr: Arc<Mutex<String>>,
+    next_id: i64,
+}
+
+impl LspClient {
+    /// Starts the binary with `serve`, the given environment (on top of a clean one:
+    /// no provider keys leak in from the developer's shell) and working directory.
+    pub fn spawn(binary: &Path, cwd: &Path, env: &[(&str, &str)]) -> LspClient {
+        let mut command = Command::new(binary);
+        command
+            .arg("serve")
+            .current_dir(cwd)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", std::env::var("HOME").unwrap_or_default())
+            .env("COPILOT_LS_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("spawn copilot-ls");
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr_pipe = child.stderr.take().expect("stderr");
+        let (sender, incoming) = mpsc::channel();
+        let stray_stdout = Arc::new(Mutex::new(Vec::new()));
+        let stray = stray_stdout.clone();
+        thread::spawn(move || read_messages(stdout, sender, stray));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stderr_pipe);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 {
+                sink.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
+        LspClient {
+            stdin: child.stdin.take(),
+            child,
+            incoming,
+            backlog: VecDeque::new(),
+            log: Vec::new(),
+            stray_stdout,
+            stderr,
+            next_id: 0,
+        }
+    }
+
+    /// `initialize` with the given client capabilities and options, then `initialized`.
+    pub fn initialize(&mut self, root: &Path, capabilities: Value, options: Value) -> Value {
+        let uri = file_uri(root);
+        let result = self.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri,
+                "workspaceFolders": [{"uri": uri, "name": "root"}],
+                "capabilities": capabilities,
+                "initializationOptions": options,
+            }),
+        );
+        self.notify("initialized", json!({}));
+        result.expect("initialize succeeds")
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        let body = serde_json::to_vec(message).unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        write!(stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        stdin.write_all(&body).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and returns its id without waiting.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// Sends a request and waits for its response: `Ok(result)` or `Err(error object)`.
+    pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        let id = self.send_request(method, params);
+        self.response(id)
+    }
+
+    /// Waits for the response to request `id`.
+    pub fn response(&mut self, id: i64) -> Result<Value, Value> {
+        let message = self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
+        match message.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+        }
+    }
+
+    /// Waits for a notification with this method whose params satisfy `pred`.
+    pub fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let message = self.wait_for(|m| {
+            m.get("id").is_none() && m.get("method") == Some(&json!(method)) && pred(&m["params"])
+        });
+        message["params"].clone()
+    }
+
+    /// Waits for any message satisfying `pred`, answering server-to-client requests
+    /// (progress token creation, configuration) as an editor would.
+    pub fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(index) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(index).unwrap();
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = match self.incoming.recv_timeout(left) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "timed out waiting for a message; received so far: {:#?}\nstderr:\n{}",
+                    self.log,
+                    self.stderr.lock().unwrap()
+                ),
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "server closed stdout; received: {:#?}\nstderr:\n{}",
+                    self.log,
+                    self.stderr.lock().unwrap()
+                ),
+            };
+            self.log.push(message.clone());
+            if message.get("id").is_some() && message.get("method").is_some() {
+                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                self.send(&reply);
+            }
+            if pred(&message) {
+                return message;
+            }
+            self.backlog.push_back(message);
+        }
+    }
+
+    /// Every notification of a method received so far (consumed or not), in order.
+    pub fn received(&self, method: &str) -> Vec<Value> {
+        self.log
+            .iter()
+            .filter(|m| m.get("method") == Some(&json!(method)) && m.get("id").is_none())
+            .map(|m| m["params"].clone())
+            .collect()
+    }
+
+    /// `shutdown` then `exit`; returns the exit status.
+    pub fn shutdown(mut self) -> (ExitStatus, String, Vec<Value>) {
+        let result = self.request("shutdown", Value::Null);
+        assert!(result.is_ok(), "shutdown failed: {result:?}");
+        self.notify("exit", Value::Null);
+        self.stdin.take();
+        let deadline = Instant::now() + TIMEOUT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("server did not exit after `exit`");
+            }
+            // Waiting for a process to exit has no event to block on without a second
+            // thread; poll briefly (this is process reaping, not test synchronisation).
+            thread::sleep(Duration::from_millis(5));
+        };
+        while let Ok(message) = self.incoming.recv_timeout(Duration::from_secs(5)) {
+            self.log.push(message);
+        }
+        let stray = self.stray_stdout.lock().unwrap().clone();
+        assert!(stray.is_empty(), "non-protocol bytes on stdout: {:?}", String::from_utf8_lossy(&stray));
+        let stderr = self.stderr.lock().unwrap().clone();
+        (status, stderr, std::mem::take(&mut self.log))
+    }
+}
+
+impl Drop for LspClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_messages(stdout: impl Read, sender: mpsc::Sender<Value>, stray: Arc<Mutex<Vec<u8>>>) {
+    let mut reader = BufReader::new(stdout);
+    loop {
+        let mut length = None;
+        loop {
+            let mut line = String::new();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let trimmed = line.trim_end();
+            if trimmed.is_empty() {
+                if length.is_some() {
+                    break;
+                }
+                continue;
+            }
+            match trimmed.strip_prefix("Content-Length: ") {
+                Some(n) => length = n.parse::<usize>().ok(),
+                None if trimmed.starts_with("Content-Type:") => {}
+                None => stray.lock().unwrap().extend_from_slice(line.as_bytes()),
+            }
+        }
+        let mut body = vec![0; length.unwrap_or(0)];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        match serde_json::from_slice(&body) {
+            Ok(value) => {
+                if sender.send(value).is_err() {
+                    return;
+                }
+            }
+            Err(_) => stray.lock().unwrap().extend_from_slice(&body),
+        }
+    }
+}
+
+/// `file://` URI of an absolute path (percent-encoding spaces and non-ASCII).
+pub fn file_uri(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for byte in path.to_string_lossy().bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Copies a fixture workspace into a fresh temporary directory (tests may change it).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Applies a `WorkspaceEdit` (documentChanges or changes) to a text, as an editor would,
+/// for edits that target one document. Positions are UTF-16 unless `utf8`.
+pub fn apply_text_edits(text: &str, edits: &[Value], utf8: bool) -> String {
+    let mut edits: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| {
+            let range = &e["range"];
+            (
+                offset_of(text, &range["start"], utf8),
+                offset_of(text, &range["end"], utf8),
+                e["newText"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut out = text.to_string();
+    for (start, end, new_text) in edits {
+        out.replace_range(start..end, &new_text);
+    }
+    out
+}
+
+fn offset_of(text: &str, position: &Value, utf8: bool) -> usize {
+    let line = position["line"].as_u64().unwrap() as usize;
+    let character = position["character"].as_u64().unwrap() as usize;
+    let mut offset = 0;
+    for (index, l) in text.split_inclusive('\n').enumerate() {
+        if index == line {
+            let content = l.trim_end_matches(['\n', '\r']);
+            let mut units = 0;
+            for (byte, c) in content.char_indices() {
+                if units >= character {
+                    return offset + byte;
+                }
+                units += if utf8 { c.len_utf8() } else { c.len_utf16() };
+            }
+            return offset + content.len();
+        }
+        offset += l.len();
+    }
+    text.len()
+}
