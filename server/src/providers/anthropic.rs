@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use super::http::{Decoders, Outgoing, Transport};
 use super::sse::{SseEvent, StreamDecoder, StreamError};
 use super::{
-    AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, FinishReason,
-    Message, ProviderConfig, ProviderError, ToolCall, Usage,
+    AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, FinishReason, Message,
+    ProviderConfig, ProviderError, ToolCall, Usage,
 };
 
 /// The API version whose wire format this file speaks.
@@ -64,7 +64,10 @@ impl ChatModel for AnthropicProvider {
     }
 
     fn describe(&self) -> String {
-        format!("anthropic {} at {}", self.config.model, self.config.base_url)
+        format!(
+            "anthropic {} at {}",
+            self.config.model, self.config.base_url
+        )
     }
 }
 
@@ -224,8 +227,8 @@ fn input_text(input: Value) -> String {
 
 /// Decodes a whole (non-streamed) reply.
 pub(crate) fn decode_response(body: &[u8]) -> Result<Decoded, ProviderError> {
-    let response: WireResponse = serde_json::from_slice(body)
-        .map_err(|e| ProviderError::Decode(format!("message: {e}")))?;
+    let response: WireResponse =
+        serde_json::from_slice(body).map_err(|e| ProviderError::Decode(format!("message: {e}")))?;
     let mut turn = AssistantTurn::default();
     for block in response.content {
         match block {
@@ -338,9 +341,8 @@ pub(crate) struct AnthropicStream {
 
 impl StreamDecoder for AnthropicStream {
     fn feed(&mut self, event: &SseEvent) -> Result<(), StreamError> {
-        let parsed: WireEvent = serde_json::from_str(&event.data).map_err(|e| {
-            StreamError::Malformed(format!("stream event {:?}: {e}", event.event))
-        })?;
+        let parsed: WireEvent = serde_json::from_str(&event.data)
+            .map_err(|e| StreamError::Malformed(format!("stream event {:?}: {e}", event.event)))?;
         match parsed {
             WireEvent::MessageStart { message } => {
                 self.usage.input_tokens = message.usage.input_tokens.unwrap_or(0);
@@ -512,7 +514,10 @@ mod tests {
     fn recorded_incomplete_partial_json_is_length() {
         let decoded = recorded("incomplete-partial-json-response.sse");
         assert_eq!(decoded.finish, FinishReason::Length);
-        assert!(decoded.turn.text.starts_with("I'll create a comprehensive tax guide"));
+        assert!(decoded
+            .turn
+            .text
+            .starts_with("I'll create a comprehensive tax guide"));
         assert_eq!(decoded.turn.tool_calls.len(), 1);
         let call = &decoded.turn.tool_calls[0];
         assert_eq!(call.name, "make_file");
@@ -570,14 +575,30 @@ mod tests {
     #[test]
     fn output_starts_with_text_or_tool_use() {
         let mut stream = AnthropicStream::default();
-        feed(&mut stream, r#"{"type":"message_start","message":{"usage":{"input_tokens":3}}}"#).unwrap();
+        feed(
+            &mut stream,
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":3}}}"#,
+        )
+        .unwrap();
         feed(&mut stream, r#"{"type":"ping"}"#).unwrap();
-        feed(&mut stream, r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#).unwrap();
+        feed(
+            &mut stream,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        )
+        .unwrap();
         assert!(!stream.has_output());
-        feed(&mut stream, r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}"#).unwrap();
+        feed(
+            &mut stream,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}"#,
+        )
+        .unwrap();
         assert!(stream.has_output());
         feed(&mut stream, r#"{"type":"some_future_event"}"#).unwrap();
-        assert!(feed(&mut stream, r#"{"type":"content_block_delta","index":5,"delta":{"type":"text_delta","text":"a"}}"#).is_err());
+        assert!(feed(
+            &mut stream,
+            r#"{"type":"content_block_delta","index":5,"delta":{"type":"text_delta","text":"a"}}"#
+        )
+        .is_err());
         assert!(feed(&mut stream, "{not json").is_err());
     }
 

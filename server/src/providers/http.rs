@@ -245,7 +245,8 @@ impl Transport {
             };
             AttemptError::new(kind, ProviderError::StreamCut(reason))
         };
-        let fed = |decoder: &mut Box<dyn StreamDecoder>, event: &SseEvent| match decoder.feed(event) {
+        let fed = |decoder: &mut Box<dyn StreamDecoder>, event: &SseEvent| match decoder.feed(event)
+        {
             Ok(()) => Ok(()),
             Err(StreamError::Malformed(reason)) => Err(AttemptError::new(
                 FailureKind::Unusable,
@@ -280,9 +281,7 @@ impl Transport {
             match decoder.feed(&event) {
                 // A half-received last event is just the cut, reported below.
                 Ok(()) | Err(StreamError::Malformed(_)) => {}
-                Err(StreamError::Provider(reason)) => {
-                    return Err(broken(decoder.as_ref(), reason))
-                }
+                Err(StreamError::Provider(reason)) => return Err(broken(decoder.as_ref(), reason)),
             }
         }
         if !decoder.is_complete() {
@@ -419,7 +418,10 @@ mod tests {
     #[test]
     fn body_messages() {
         let cases: &[(&str, Option<&str>)] = &[
-            (r#"{"error":{"message":"bad key","type":"x"}}"#, Some("bad key")),
+            (
+                r#"{"error":{"message":"bad key","type":"x"}}"#,
+                Some("bad key"),
+            ),
             (
                 r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
                 Some("Overloaded"),
@@ -456,10 +458,16 @@ mod tests {
             max_tokens: 10,
         };
         let transport = Transport::new(&config);
-        assert_eq!(transport.endpoint("/chat/completions"), "http://127.0.0.1:1/v1/chat/completions");
+        assert_eq!(
+            transport.endpoint("/chat/completions"),
+            "http://127.0.0.1:1/v1/chat/completions"
+        );
         let padded = format!("{}sk-secret-123456", "x".repeat(MAX_MESSAGE_CHARS - 5));
         let message = shorten(&transport.api_key.redact(&padded), MAX_MESSAGE_CHARS);
         assert!(!message.contains("sk-sec"), "{message}");
-        assert_eq!(transport.timeout_error().to_string(), "provider did not answer within 2 s (http://127.0.0.1:1/v1)");
+        assert_eq!(
+            transport.timeout_error().to_string(),
+            "provider did not answer within 2 s (http://127.0.0.1:1/v1)"
+        );
     }
 }

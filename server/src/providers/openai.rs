@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 use super::http::{Decoders, Outgoing, Transport};
 use super::sse::{SseEvent, StreamDecoder, StreamError};
 use super::{
-    AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, FinishReason,
-    Message, ProviderConfig, ProviderError, ToolCall, Usage,
+    AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, FinishReason, Message,
+    ProviderConfig, ProviderError, ToolCall, Usage,
 };
 
 pub struct OpenAiProvider {
@@ -349,7 +349,9 @@ impl StreamDecoder for OpenAiStream {
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .unwrap_or_else(|| error.to_string());
-            return Err(StreamError::Provider(format!("provider reported: {message}")));
+            return Err(StreamError::Provider(format!(
+                "provider reported: {message}"
+            )));
         }
         if let Some(usage) = chunk.usage {
             self.usage = usage.into();
@@ -429,7 +431,9 @@ impl OpenAiStream {
                         partial.name = name;
                     }
                 }
-                partial.arguments.push_str(&arguments_text(function.arguments));
+                partial
+                    .arguments
+                    .push_str(&arguments_text(function.arguments));
             }
             self.has_output = true;
         }
@@ -520,14 +524,20 @@ mod tests {
     fn recorded_refusal() {
         let decoded = recorded("refusal.sse");
         assert_eq!(decoded.finish, FinishReason::Refusal);
-        assert_eq!(decoded.turn.text, "I'm sorry, I can't assist with that request.");
+        assert_eq!(
+            decoded.turn.text,
+            "I'm sorry, I can't assist with that request."
+        );
         assert!(decoded.turn.tool_calls.is_empty());
         assert_eq!(decoded.usage, usage(79, 11));
     }
 
     #[test]
     fn every_recording_is_covered() {
-        let dir = format!("{}/../fixtures/providers/openai", env!("CARGO_MANIFEST_DIR"));
+        let dir = format!(
+            "{}/../fixtures/providers/openai",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let mut names: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -583,7 +593,9 @@ mod tests {
         });
         assert_eq!(
             result,
-            Err(StreamError::Provider("provider reported: overloaded".into()))
+            Err(StreamError::Provider(
+                "provider reported: overloaded".into()
+            ))
         );
     }
 

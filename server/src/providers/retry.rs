@@ -148,7 +148,8 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let era = year.div_euclid(400);
     let year_of_era = year - era * 400;
     let month = i64::from(month);
-    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let day_of_year =
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     era * 146_097 + day_of_era - 719_468
 }
@@ -166,19 +167,97 @@ mod tests {
             (Failure::BrokenBeforeOutput, true),
             (Failure::BrokenAfterOutput, false),
             (Failure::Unusable, false),
-            (Failure::Status { status: 408, body: "" }, true),
-            (Failure::Status { status: 409, body: "" }, true),
-            (Failure::Status { status: 429, body: "slow down" }, true),
-            (Failure::Status { status: 500, body: "" }, true),
-            (Failure::Status { status: 502, body: "" }, true),
-            (Failure::Status { status: 503, body: "" }, true),
-            (Failure::Status { status: 504, body: "" }, true),
-            (Failure::Status { status: 529, body: "" }, true),
-            (Failure::Status { status: 400, body: "" }, false),
-            (Failure::Status { status: 401, body: "" }, false),
-            (Failure::Status { status: 403, body: "" }, false),
-            (Failure::Status { status: 404, body: "" }, false),
-            (Failure::Status { status: 422, body: "" }, false),
+            (
+                Failure::Status {
+                    status: 408,
+                    body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 409,
+                    body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 429,
+                    body: "slow down",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 500,
+                    body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 502,
+                    body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 503,
+                    body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 504,
+                    body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 529,
+                    body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 400,
+                    body: "",
+                },
+                false,
+            ),
+            (
+                Failure::Status {
+                    status: 401,
+                    body: "",
+                },
+                false,
+            ),
+            (
+                Failure::Status {
+                    status: 403,
+                    body: "",
+                },
+                false,
+            ),
+            (
+                Failure::Status {
+                    status: 404,
+                    body: "",
+                },
+                false,
+            ),
+            (
+                Failure::Status {
+                    status: 422,
+                    body: "",
+                },
+                false,
+            ),
             (
                 Failure::Status {
                     status: 429,
@@ -209,7 +288,11 @@ mod tests {
         ];
         for &(retries, random, millis) in cases {
             let delay = retry_delay(retries, None, None, SystemTime::now(), random);
-            assert_eq!(delay.as_millis() as u64, millis, "retry {retries}, random {random}");
+            assert_eq!(
+                delay.as_millis() as u64,
+                millis,
+                "retry {retries}, random {random}"
+            );
         }
     }
 
@@ -257,8 +340,8 @@ mod tests {
             ("", None),
         ];
         for &(text, expected) in cases {
-            let parsed = parse_http_date(text)
-                .map(|t| t.duration_since(UNIX_EPOCH).unwrap().as_secs());
+            let parsed =
+                parse_http_date(text).map(|t| t.duration_since(UNIX_EPOCH).unwrap().as_secs());
             assert_eq!(parsed, expected, "{text}");
         }
     }

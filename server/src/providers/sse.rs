@@ -178,7 +178,10 @@ mod tests {
     fn splits_events_on_every_line_ending_and_any_chunking() {
         let cases: &[(&str, Vec<SseEvent>)] = &[
             ("data: a\n\ndata: b\n\n", vec![ev("", "a"), ev("", "b")]),
-            ("data: a\r\n\r\ndata: b\r\n\r\n", vec![ev("", "a"), ev("", "b")]),
+            (
+                "data: a\r\n\r\ndata: b\r\n\r\n",
+                vec![ev("", "a"), ev("", "b")],
+            ),
             ("data: a\r\rdata: b\r\r", vec![ev("", "a"), ev("", "b")]),
             ("event: ping\ndata: {}\n\n", vec![ev("ping", "{}")]),
             ("data: one\ndata: two\n\n", vec![ev("", "one\ntwo")]),
@@ -190,7 +193,10 @@ mod tests {
             ("\u{feff}data: bom\n\n", vec![ev("", "bom")]),
             ("data: é✓\n\n", vec![ev("", "é✓")]),
             // The recordings end without the final blank line.
-            ("event: message_stop\ndata: {}", vec![ev("message_stop", "{}")]),
+            (
+                "event: message_stop\ndata: {}",
+                vec![ev("message_stop", "{}")],
+            ),
             ("data: last\n", vec![ev("", "last")]),
         ];
         for (body, expected) in cases {
