@@ -171,5 +171,16 @@ pub fn build(config: ProviderConfig) -> Arc<dyn ChatModel> {
     }
 }
 
+/// What a vendor's reply decodes to, before the transport adds its own counts.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Decoded {
+    pub turn: AssistantTurn,
+    pub finish: FinishReason,
+    pub usage: Usage,
+}
+
 pub mod anthropic;
+mod http;
 pub mod openai;
+mod retry;
+mod sse;

@@ -1,4 +1,5 @@
 //! Test harness for copilot-ls: an LSP client that drives the real binary over stdio,
 //! and a scripted fake model provider speaking the real HTTP wire formats.
 
+pub mod fake_provider;
 pub mod lsp_client;
