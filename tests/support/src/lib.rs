@@ -3,3 +3,4 @@
 
 pub mod fake_provider;
 pub mod lsp_client;
+pub mod workspace;
