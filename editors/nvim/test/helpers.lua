@@ -45,7 +45,9 @@ function H.workspace()
   local dir = vim.fn.tempname() .. '-ws'
   local result = vim.system({ 'cp', '-R', H.fixture, dir }):wait()
   assert(result.code == 0, 'copying the fixture failed: ' .. (result.stderr or ''))
-  return vim.fs.normalize(vim.uv.fs_realpath(dir))
+  dir = vim.fs.normalize(vim.uv.fs_realpath(dir))
+  assert(not vim.fs.root(dir, '.git'), dir .. ' is inside a git repository; set TMPDIR elsewhere')
+  return dir
 end
 
 H.providers = {}
@@ -69,7 +71,7 @@ function H.fake_provider(steps)
   local script = dir .. '/script.json'
   local record = dir .. '/record.jsonl'
   vim.fn.writefile({ vim.json.encode({ steps = steps }) }, script)
-  local output, port = '', nil
+  local output, errors, port, exited = '', '', nil, nil
   local proc = vim.system({ H.fake_bin, script, '--record', record }, {
     stdout = function(_, data)
       if data then
@@ -77,11 +79,16 @@ function H.fake_provider(steps)
         port = port or tonumber(output:match('^%s*(%d+)%s*\n'))
       end
     end,
-    stderr = function() end,
-  })
+    stderr = function(_, data)
+      errors = errors .. (data or '')
+    end,
+  }, function(result)
+    exited = result.code
+  end)
   H.wait(H.timeout, function()
-    return port
+    return port or exited
   end, 'the fake provider to print its port')
+  assert(port, ('the fake provider exited (%s) without a port: %s'):format(exited, errors))
   local provider = {
     port = port,
     url = ('http://127.0.0.1:%d/v1'):format(port),

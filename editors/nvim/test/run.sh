@@ -68,10 +68,12 @@ done
 
 # Neovim's state, config and logs stay under .tmp/, never in $HOME.
 rm -rf "$TMP"
-mkdir -p "$TMP"/{xdg/state,xdg/data,xdg/config,xdg/cache,tmp,results}
+mkdir -p "$TMP"/{xdg/state,xdg/data,xdg/config,xdg/cache,results}
 export XDG_STATE_HOME=$TMP/xdg/state XDG_DATA_HOME=$TMP/xdg/data
 export XDG_CONFIG_HOME=$TMP/xdg/config XDG_CACHE_HOME=$TMP/xdg/cache
-export TMPDIR=$TMP/tmp NVIM_LOG_FILE=$TMP/nvim.log
+# TMPDIR stays the system one: the workspace copies must not sit inside this git
+# checkout, whose root would become theirs.
+export NVIM_LOG_FILE=$TMP/nvim.log
 # The specs configure every provider setting themselves; keys from the caller's
 # environment must not change what the server does.
 unset OPENAI_API_KEY ANTHROPIC_API_KEY COPILOT_LS_PROVIDER COPILOT_LS_BASE_URL \

@@ -58,15 +58,23 @@ local function citation_label(citation)
   return label
 end
 
---- Where a suggested edit starts, from its WorkspaceEdit (documentChanges).
+--- Where a suggested edit starts, from its WorkspaceEdit (documentChanges per the
+--- protocol; `changes` accepted too, as any LSP client would).
 ---@param edit table SuggestedEdit
 ---@return integer? lnum 1-based
 local function edit_line(edit)
-  local changes = edit.edit and edit.edit.documentChanges
-  local first = changes and changes[1]
-  local text_edit = first and first.edits and first.edits[1]
-  if text_edit and text_edit.range then
-    return text_edit.range.start.line + 1
+  local workspace_edit = edit.edit or {}
+  local text_edits
+  for _, change in ipairs(workspace_edit.documentChanges or {}) do
+    if change.edits and change.textDocument and change.textDocument.uri == edit.uri then
+      text_edits = change.edits
+      break
+    end
+  end
+  text_edits = text_edits or (workspace_edit.changes or {})[edit.uri]
+  local first = text_edits and text_edits[1]
+  if first and first.range then
+    return first.range.start.line + 1
   end
   return nil
 end

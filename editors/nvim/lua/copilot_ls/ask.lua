@@ -43,30 +43,53 @@ local function to_character(line, col, encoding)
   return vim.str_utfindex(line, encoding, col, false)
 end
 
---- The LSP Range of lines line1..line2 of bufnr. When they are the lines of the last
---- charwise visual selection, the range is that selection's exact characters; otherwise it
---- covers the whole lines.
+---@class copilot_ls.Selection byte positions, 0-based rows, end exclusive
+---@field start_row integer
+---@field start_col integer
+---@field end_row integer
+---@field end_col integer
+
+--- The selection of lines line1..line2 of bufnr. When they are the lines of the last
+--- characterwise visual selection, it is that selection's exact characters; otherwise it
+--- covers the whole lines. Must run while bufnr is current: visualmode() is per buffer.
 ---@param bufnr integer
 ---@param line1 integer 1-based
 ---@param line2 integer 1-based
----@param encoding string the client's position encoding
----@return lsp.Range
-function M.selection_range(bufnr, line1, line2, encoding)
-  local lines = vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false)
-  local first, last = lines[1] or '', lines[#lines] or ''
-  local start_col, end_col = 0, #last
+---@return copilot_ls.Selection
+function M.capture_selection(bufnr, line1, line2)
+  local last = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, false)[1] or ''
+  local selection = { start_row = line1 - 1, start_col = 0, end_row = line2 - 1, end_col = #last }
   local mark_start = vim.api.nvim_buf_get_mark(bufnr, '<')
   local mark_end = vim.api.nvim_buf_get_mark(bufnr, '>')
   if mark_start[1] == line1 and mark_end[1] == line2 and vim.fn.visualmode() == 'v' then
-    start_col = mark_start[2]
+    selection.start_col = mark_start[2]
     if mark_end[2] < #last then
       -- '> points at the first byte of the last selected character; include all of it.
-      end_col = mark_end[2] + 1 + vim.str_utf_end(last, mark_end[2] + 1)
+      selection.end_col = mark_end[2] + 1 + vim.str_utf_end(last, mark_end[2] + 1)
     end
   end
+  return selection
+end
+
+--- The selection as an LSP Range in the client's position encoding (known only once the
+--- server has answered `initialize`).
+---@param bufnr integer
+---@param selection copilot_ls.Selection
+---@param encoding string
+---@return lsp.Range
+function M.to_range(bufnr, selection, encoding)
+  local function line(row)
+    return vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
+  end
   return {
-    start = { line = line1 - 1, character = to_character(first, start_col, encoding) },
-    ['end'] = { line = line2 - 1, character = to_character(last, end_col, encoding) },
+    start = {
+      line = selection.start_row,
+      character = to_character(line(selection.start_row), selection.start_col, encoding),
+    },
+    ['end'] = {
+      line = selection.end_row,
+      character = to_character(line(selection.end_row), selection.end_col, encoding),
+    },
   }
 end
 
@@ -161,6 +184,11 @@ function M.send(question, opts)
     conversation_id = new_id('conversation')
   end
 
+  local selection
+  if opts.range and client_mod.is_file_buffer(bufnr) then
+    selection = M.capture_selection(bufnr, opts.range[1], opts.range[2])
+  end
+
   local source_win = vim.api.nvim_get_current_win()
   if source_win == answer.winid then
     source_win = M.last and M.last.source_win or source_win
@@ -196,9 +224,8 @@ function M.send(question, opts)
     }
     if client_mod.is_file_buffer(bufnr) then
       params.textDocument = { uri = vim.uri_from_bufnr(bufnr) }
-      if opts.range then
-        params.range =
-          M.selection_range(bufnr, opts.range[1], opts.range[2], ready.offset_encoding)
+      if selection then
+        params.range = M.to_range(bufnr, selection, ready.offset_encoding)
       end
     end
     ask.params = params

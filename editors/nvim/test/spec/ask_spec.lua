@@ -70,7 +70,8 @@ describe('copilot/ask from Neovim', function()
 
   it('asks from a command: float, progress, citations, quickfix, diagnostics', function()
     local provider = H.fake_provider(RATE_LIMIT_STEPS)
-    local s = H.session(provider)
+    -- Streaming here (the other specs do not): the server's default, over SSE.
+    local s = H.session(provider, { stream = true })
     local sent = H.spy_requests(s.client)
     local progress, statuses = {}, {}
     vim.api.nvim_create_autocmd('LspProgress', {
@@ -116,9 +117,16 @@ describe('copilot/ask from Neovim', function()
     assert.are.equal(ask.token, params.workDoneToken)
 
     -- Progress on our token: begin (Copilot), a report per tool call, end.
-    local ours = vim.tbl_filter(function(p)
-      return p.token == ask.token
-    end, progress)
+    local function ours()
+      return vim.tbl_filter(function(p)
+        return p.token == ask.token
+      end, progress)
+    end
+    H.wait(H.timeout, function()
+      local events = ours()
+      return #events > 0 and events[#events].kind == 'end'
+    end, 'the progress to end')
+    ours = ours()
     assert.are.equal('begin', ours[1].kind)
     assert.are.equal('Copilot', ours[1].title)
     assert.are.equal('end', ours[#ours].kind)
@@ -132,6 +140,7 @@ describe('copilot/ask from Neovim', function()
     -- Settings reached the server: baseUrl (we are here), model, the key by its variable.
     local request = provider.requests()[1]
     assert.are.equal('fake-model', request.body.model)
+    assert.is_true(request.body.stream)
     assert.are.equal('Bearer ' .. H.key, request.headers.authorization)
 
     -- Quickfix: a new list with a title, the user's list one :colder away.
@@ -144,7 +153,7 @@ describe('copilot/ask from Neovim', function()
     assert.are.equal('check admits or refuses', qf.items[1].text)
     assert.are.equal(s.ws .. '/src/config.rs', vim.api.nvim_buf_get_name(qf.items[2].bufnr))
     assert.are.equal(15, qf.items[2].lnum)
-    vim.cmd('colder')
+    vim.cmd('silent colder')
     assert.are.equal('mine', vim.fn.getqflist({ title = 1 }).title)
 
     -- The server's citation diagnostics arrive untouched.
@@ -246,7 +255,11 @@ describe('copilot/ask from Neovim', function()
     end)
     assert.is_truthy(action, vim.inspect(reply.result))
     assert.are.equal('quickfix', action.kind)
-    assert.is_truthy(action.edit.documentChanges)
+    -- PROTOCOL.md section 3: documentChanges, and an open document carries its version.
+    local changes = action.edit.documentChanges
+    assert.is_truthy(changes, 'WorkspaceEdit without documentChanges: ' .. vim.inspect(action.edit))
+    assert.are.equal(vim.uri_from_bufnr(s.bufnr), changes[1].textDocument.uri)
+    assert.are.equal(vim.lsp.util.buf_versions[s.bufnr], changes[1].textDocument.version)
 
     vim.lsp.buf.code_action({
       apply = true,

@@ -185,3 +185,23 @@ describe('answer', function()
     assert.are.same({}, { answer.mention_at('nothing here: 12', 3) })
   end)
 end)
+
+describe('selection', function()
+  after_each(H.cleanup)
+
+  it('converts a characterwise selection to the negotiated encoding', function()
+    H.load_plugin()
+    local ask = require('copilot_ls.ask')
+    vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'let café = "😀 ok";', 'second line' })
+    -- From the é to the emoji, inclusive.
+    vim.api.nvim_win_set_cursor(0, { 1, 7 })
+    vim.api.nvim_feedkeys(vim.keycode('v5l<Esc>'), 'nx', false)
+    local selection = ask.capture_selection(0, 1, 1)
+    assert.are.same({ start_row = 0, start_col = 7, end_row = 0, end_col = 17 }, selection)
+    assert.are.same({ start = { line = 0, character = 7 }, ['end'] = { line = 0, character = 17 } }, ask.to_range(0, selection, 'utf-8'))
+    assert.are.same({ start = { line = 0, character = 7 }, ['end'] = { line = 0, character = 14 } }, ask.to_range(0, selection, 'utf-16'))
+    assert.are.same({ start = { line = 0, character = 7 }, ['end'] = { line = 0, character = 13 } }, ask.to_range(0, selection, 'utf-32'))
+    -- A range that is not the visual selection covers whole lines.
+    assert.are.same({ start_row = 0, start_col = 0, end_row = 1, end_col = 11 }, ask.capture_selection(0, 1, 2))
+  end)
+end)
