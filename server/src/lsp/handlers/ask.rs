@@ -43,7 +43,7 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
 
     let token = CancellationToken::new();
     let _cancel_when_dropped = token.clone().drop_guard();
-    let progress = start_progress(backend, params.work_done_token.clone()).await;
+    let (progress, progress_done) = start_progress(backend, params.work_done_token.clone()).await;
 
     let session = backend.session.clone();
     let task = tokio::spawn(async move {
@@ -61,7 +61,13 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
         }));
         result
     });
-    let result = match task.await {
+    let joined = task.await;
+    // The progress `end` goes out before the reply, so a client never sees progress for
+    // a request it already has the answer to.
+    if let Some(done) = progress_done {
+        let _ = done.await;
+    }
+    let result = match joined {
         Ok(Some(result)) => result,
         Ok(None) => return Err(Error::request_cancelled()),
         Err(join_error) => Err(AskError::Failed(format!("the ask failed unexpectedly: {join_error}"))),
@@ -126,7 +132,10 @@ impl ProgressSender {
     }
 }
 
-async fn start_progress(backend: &Backend, requested: Option<ProgressToken>) -> ProgressSender {
+async fn start_progress(
+    backend: &Backend,
+    requested: Option<ProgressToken>,
+) -> (ProgressSender, Option<tokio::task::JoinHandle<()>>) {
     let token = match requested {
         Some(token) => token,
         None if backend.flags().work_done_progress => {
@@ -144,11 +153,11 @@ async fn start_progress(backend: &Backend, requested: Option<ProgressToken>) -> 
                 })
                 .await;
             if created.is_err() {
-                return ProgressSender(None);
+                return (ProgressSender(None), None);
             }
             token
         }
-        None => return ProgressSender(None),
+        None => return (ProgressSender(None), None),
     };
     let client = backend.client.clone();
     let (sender, mut receiver) = mpsc::unbounded_channel();
@@ -159,7 +168,7 @@ async fn start_progress(backend: &Backend, requested: Option<ProgressToken>) -> 
         percentage: None,
     });
     send(&client, &token, begin).await;
-    tokio::spawn(async move {
+    let forwarder = tokio::spawn(async move {
         while let Some(event) = receiver.recv().await {
             match event {
                 ProgressEvent::Report(message) => {
@@ -180,7 +189,7 @@ async fn start_progress(backend: &Backend, requested: Option<ProgressToken>) -> 
             }
         }
     });
-    ProgressSender(Some(sender))
+    (ProgressSender(Some(sender)), Some(forwarder))
 }
 
 async fn send(client: &Client, token: &ProgressToken, value: WorkDoneProgress) {
