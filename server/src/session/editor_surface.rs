@@ -142,6 +142,17 @@ impl EditorSurface {
             return Placement::Withdrawn;
         }
         let byte = current.find(&edit.old_text).unwrap_or(0);
+        // When the new text contains the old (adding a doc comment above a line, say),
+        // an applied edit still contains `old_text` once: recognise it by the new text
+        // standing around it, or the edit would be offered again on top of itself.
+        if let Some(inner) = edit.new_text.find(&edit.old_text) {
+            let start = byte.checked_sub(inner);
+            let around = start.and_then(|s| current.get(s..s + edit.new_text.len()));
+            if around == Some(edit.new_text.as_str()) {
+                record.retired = true;
+                return Placement::Withdrawn;
+            }
+        }
         let start = rope.byte_to_char(byte);
         let end = rope.byte_to_char(byte + edit.old_text.len());
         Placement::Replace {
