@@ -77,14 +77,17 @@ impl FailureKind {
     }
 }
 
+/// Boxed: the error is rare and large, the success path should not pay for its size.
+type AttemptResult = Result<Decoded, Box<AttemptError>>;
+
 impl AttemptError {
-    fn new(kind: FailureKind, error: ProviderError) -> Self {
-        AttemptError {
+    fn new(kind: FailureKind, error: ProviderError) -> Box<Self> {
+        Box::new(AttemptError {
             error,
             kind,
             retry_after_ms: None,
             retry_after: None,
-        }
+        })
     }
 }
 
@@ -151,11 +154,7 @@ impl Transport {
         }
     }
 
-    async fn attempt(
-        &self,
-        outgoing: &Outgoing,
-        decoders: &Decoders,
-    ) -> Result<Decoded, AttemptError> {
+    async fn attempt(&self, outgoing: &Outgoing, decoders: &Decoders) -> AttemptResult {
         let client = self.client.as_ref().map_err(|reason| {
             AttemptError::new(FailureKind::Unusable, self.connect_error(reason.clone()))
         })?;
@@ -209,7 +208,7 @@ impl Transport {
         response: reqwest::Response,
         deadline: Instant,
         decoders: &Decoders,
-    ) -> Result<Decoded, AttemptError> {
+    ) -> AttemptResult {
         let body = match timeout_at(deadline, response.bytes()).await {
             Err(_elapsed) => {
                 return Err(AttemptError::new(
@@ -234,7 +233,7 @@ impl Transport {
         mut response: reqwest::Response,
         deadline: Instant,
         decoders: &Decoders,
-    ) -> Result<Decoded, AttemptError> {
+    ) -> AttemptResult {
         let mut parser = SseParser::default();
         let mut decoder = (decoders.stream)();
         let broken = |decoder: &dyn StreamDecoder, reason: String| {
@@ -295,7 +294,11 @@ impl Transport {
             .map_err(|e| AttemptError::new(FailureKind::Unusable, e))
     }
 
-    async fn status_error(&self, response: reqwest::Response, deadline: Instant) -> AttemptError {
+    async fn status_error(
+        &self,
+        response: reqwest::Response,
+        deadline: Instant,
+    ) -> Box<AttemptError> {
         let status = response.status();
         let retry_after_ms = header_text(response.headers(), "retry-after-ms");
         let retry_after = header_text(response.headers(), "retry-after");
@@ -310,7 +313,7 @@ impl Transport {
         // Redact before shortening: cutting first could leave half a key that no longer
         // matches.
         let message = shorten(&self.api_key.redact(&message), MAX_MESSAGE_CHARS);
-        AttemptError {
+        Box::new(AttemptError {
             error: ProviderError::Status {
                 status: status.as_u16(),
                 message,
@@ -321,7 +324,7 @@ impl Transport {
             },
             retry_after_ms,
             retry_after,
-        }
+        })
     }
 
     fn connect_error(&self, reason: String) -> ProviderError {

@@ -341,6 +341,10 @@ impl StreamDecoder for OpenAiStream {
             self.done = true;
             return Ok(());
         }
+        // Some local servers send empty `data:` lines as keep-alives.
+        if data.is_empty() {
+            return Ok(());
+        }
         let chunk: WireChunk = serde_json::from_str(data)
             .map_err(|e| StreamError::Malformed(format!("stream chunk: {e}")))?;
         if let Some(error) = chunk.error {
@@ -579,6 +583,7 @@ mod tests {
             r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#,
         );
         assert!(stream.has_output());
+        feed(&mut stream, "");
         assert!(!stream.is_complete());
         feed(&mut stream, "[DONE]");
         assert!(stream.is_complete());
