@@ -9,6 +9,12 @@ return {
   -- No `filetypes`: the server answers about the whole project and reads the editor's
   -- text of every open buffer, whatever its language.
   root_dir = function(bufnr, on_dir)
+    -- Not calling on_dir keeps the server off a buffer. An unnamed buffer (the [No Name]
+    -- of a fresh Neovim) has no document to show the server, and once attached the
+    -- client would stay on it when the user then :edits a file of another project.
+    if vim.api.nvim_buf_get_name(bufnr) == '' then
+      return
+    end
     on_dir(config.root_dir(bufnr))
   end,
   -- Empty dicts, not {}: merged with the user's options they stay JSON objects.

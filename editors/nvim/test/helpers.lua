@@ -98,10 +98,15 @@ function H.fake_provider(steps)
       return {}
     end
     local requests = {}
-    for _, line in ipairs(vim.fn.readfile(record)) do
-      if line ~= '' then
-        table.insert(requests, vim.json.decode(line))
+    local lines = vim.fn.readfile(record)
+    for i, line in ipairs(lines) do
+      local ok, request = pcall(vim.json.decode, line)
+      if ok then
+        table.insert(requests, request)
+      elseif i < #lines then
+        error(('bad line %d in %s: %s'):format(i, record, request))
       end
+      -- else: the provider is still writing the last line; it counts once complete.
     end
     return requests
   end

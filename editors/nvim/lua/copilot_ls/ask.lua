@@ -93,13 +93,31 @@ function M.to_range(bufnr, selection, encoding)
   }
 end
 
----@return boolean
-function M.is_running()
-  return M.last ~= nil and M.last.status == 'waiting'
-end
-
 local function notify_error(message)
   vim.notify(message, vim.log.levels.ERROR)
+end
+
+--- Neovim drops the callbacks of a client that exits, so an ask whose server died would
+--- wait forever; this ends it with an error instead.
+---@param ask copilot_ls.Ask?
+local function end_if_server_gone(ask)
+  if not (ask and ask.status == 'waiting' and ask.client_id) then
+    return
+  end
+  local client = vim.lsp.get_client_by_id(ask.client_id)
+  if client and not client:is_stopped() then
+    return
+  end
+  ask.status = 'error'
+  ask.error = 'copilot-ls: the server stopped during the question (fix: see :LspLog)'
+  answer.render(ask)
+  notify_error(ask.error)
+end
+
+---@return boolean
+function M.is_running()
+  end_if_server_gone(M.last)
+  return M.last ~= nil and M.last.status == 'waiting'
 end
 
 ---@param ask copilot_ls.Ask
@@ -131,9 +149,9 @@ local function on_result(ask, result)
 end
 
 -- Progress reports on our token go into the waiting window. One autocmd for all asks.
-local progress_group = vim.api.nvim_create_augroup('copilot_ls.progress', { clear = true })
+local ask_group = vim.api.nvim_create_augroup('copilot_ls.ask', { clear = true })
 vim.api.nvim_create_autocmd('LspProgress', {
-  group = progress_group,
+  group = ask_group,
   callback = function(ev)
     local ask = M.last
     local params = ev.data and ev.data.params
@@ -144,6 +162,19 @@ vim.api.nvim_create_autocmd('LspProgress', {
     if type(value) == 'table' and value.kind == 'report' and value.message then
       table.insert(ask.progress, value.message)
       answer.render(ask)
+    end
+  end,
+})
+
+vim.api.nvim_create_autocmd('LspDetach', {
+  group = ask_group,
+  callback = function(ev)
+    local ask = M.last
+    if ask and ev.data and ev.data.client_id == ask.client_id then
+      -- Detach comes before the client is gone; look once it has.
+      vim.schedule(function()
+        end_if_server_gone(ask)
+      end)
     end
   end,
 })
