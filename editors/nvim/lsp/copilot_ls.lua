@@ -17,6 +17,10 @@ return {
     end
     on_dir(config.root_dir(bufnr))
   end,
+  -- Neovim applies documentChanges, checking each document's version, but does not say
+  -- so; without it the server falls back to plain `changes`, and a suggestion computed
+  -- for older text could land on newer text. Merged over Neovim's own capabilities.
+  capabilities = { workspace = { workspaceEdit = { documentChanges = true } } },
   -- Empty dicts, not {}: merged with the user's options they stay JSON objects.
   init_options = vim.empty_dict(),
   settings = { copilot = vim.empty_dict() },

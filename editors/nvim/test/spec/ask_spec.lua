@@ -230,6 +230,10 @@ describe('copilot/ask from Neovim', function()
       answer_turn('Raise the default burst to 20.', { { path = 'src/config.rs', line = 15 } }),
     })
     local s = H.session(provider, nil, 'src/config.rs')
+    -- lsp/copilot_ls.lua adds documentChanges to Neovim's capabilities, not instead of them.
+    assert.is_true(s.client.capabilities.workspace.workspaceEdit.documentChanges)
+    assert.is_truthy(s.client.capabilities.workspace.workspaceEdit.resourceOperations)
+    assert.is_truthy(s.client.capabilities.textDocument.codeAction)
     vim.cmd('CopilotAsk how do I allow bigger bursts?')
     local ask = H.wait_ask()
     assert.are.equal('done', ask.status, ask.error)
@@ -271,6 +275,13 @@ describe('copilot/ask from Neovim', function()
       return vim.api.nvim_buf_get_lines(s.bufnr, 14, 15, false)[1]:find('read("TOLLBOOTH_BURST", 20)', 1, true)
     end, 'the edit to apply')
     assert.is_true(vim.bo[s.bufnr].modified)
+    -- The document changed since the suggestion: the server no longer offers it.
+    range_params = vim.lsp.util.make_range_params(0, s.client.offset_encoding)
+    range_params.context = { diagnostics = {}, triggerKind = 1 }
+    reply = s.client:request_sync('textDocument/codeAction', range_params, H.timeout, s.bufnr)
+    assert.is_nil(vim.iter(reply.result or {}):find(function(a)
+      return a.title == 'Copilot: Raise the default burst'
+    end))
     -- Nothing is written to disk before the user saves.
     assert.matches('TOLLBOOTH_BURST", 10', table.concat(vim.fn.readfile(s.ws .. '/src/config.rs'), '\n'), 1, true)
     assert.are.equal(0, #H.notified(ERROR))
