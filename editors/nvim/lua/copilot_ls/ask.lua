@@ -121,9 +121,9 @@ function M.is_running()
 end
 
 ---@param ask copilot_ls.Ask
----@param err table
+---@param err table|string a JSON-RPC error, or a line already made for the user
 local function on_error(ask, err)
-  local message = errors.format(err, config.options)
+  local message = type(err) == 'string' and err or errors.format(err, config.options)
   ask.status = 'error'
   ask.error = message
   answer.render(ask)
@@ -245,7 +245,7 @@ function M.send(question, opts)
       return
     end
     if not ready then
-      on_error(ask, { message = ready_err })
+      on_error(ask, ready_err)
       return
     end
     local params = {
@@ -278,7 +278,7 @@ function M.send(question, opts)
       on_result(ask, result or {})
     end, bufnr)
     if not ok then
-      on_error(ask, { message = 'the server has stopped; see :LspLog' })
+      on_error(ask, 'copilot-ls: the server has stopped (fix: see :LspLog)')
       return
     end
     ask.request_id = request_id

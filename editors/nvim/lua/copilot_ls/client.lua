@@ -57,7 +57,10 @@ function M.get(bufnr)
 
   local resolved = vim.lsp.config[name]
   if not resolved then
-    return nil, 'copilot-ls: no vim.lsp.config for ' .. name .. '; is editors/nvim on the runtimepath?'
+    return nil,
+      ('copilot-ls: no vim.lsp.config for %s (fix: put editors/nvim on the runtimepath)'):format(
+        name
+      )
   end
   local ok, err = M.check_cmd(resolved.cmd)
   if not ok then
@@ -69,7 +72,7 @@ function M.get(bufnr)
   local id = vim.lsp.start(start_config, { bufnr = bufnr, attach = is_file })
   local client = id and vim.lsp.get_client_by_id(id)
   if not client then
-    return nil, 'copilot-ls: the server did not start; see :LspLog'
+    return nil, 'copilot-ls: the server did not start (fix: see :LspLog)'
   end
   return client
 end
@@ -97,9 +100,9 @@ function M.when_ready(client, fn, timeout_ms)
       if client.initialized then
         failure = nil
       elseif client:is_stopped() then
-        failure = 'copilot-ls: the server exited while starting; see :LspLog'
+        failure = 'copilot-ls: the server exited while starting (fix: see :LspLog)'
       elseif vim.uv.now() > deadline then
-        failure = 'copilot-ls: the server did not finish starting; see :LspLog'
+        failure = 'copilot-ls: the server did not finish starting (fix: see :LspLog)'
       else
         return
       end
