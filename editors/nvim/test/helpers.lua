@@ -228,10 +228,12 @@ function H.cleanup()
     -- lsp/copilot_ls.lua alone.
     vim.lsp.config['copilot_ls'] = {}
   end
-  for _, client in ipairs(vim.lsp.get_clients()) do
-    client:stop(true)
-  end
+  -- Stop clients until none is left: a start that vim.lsp.enable() scheduled for a file
+  -- the spec opened just before it ended can still be on its way.
   H.wait(H.timeout, function()
+    for _, client in ipairs(vim.lsp.get_clients()) do
+      client:stop(true)
+    end
     return #vim.lsp.get_clients() == 0
   end, 'the clients to stop')
   vim.cmd('silent! tabonly')
