@@ -23,7 +23,11 @@ fn turn(calls: Vec<Value>) -> Value {
 }
 
 fn answer_turn(id: &str, answer: &str, citations: Value) -> Value {
-    turn(vec![call(id, "answer", json!({"answer": answer, "citations": citations}))])
+    turn(vec![call(
+        id,
+        "answer",
+        json!({"answer": answer, "citations": citations}),
+    )])
 }
 
 struct Setup {
@@ -35,7 +39,11 @@ struct Setup {
 fn setup_with(kind: &str, steps: Vec<Value>, options: Value, capabilities: Value) -> Setup {
     let fake = FakeProvider::start(json!({ "steps": steps }));
     let ws = temp_workspace();
-    let base_url = if kind == "anthropic" { fake.anthropic_base_url() } else { fake.openai_base_url() };
+    let base_url = if kind == "anthropic" {
+        fake.anthropic_base_url()
+    } else {
+        fake.openai_base_url()
+    };
     let mut init = json!({
         "provider": kind, "baseUrl": base_url, "model": "fake-model", "apiKeyEnv": "TEST_PROVIDER_KEY"
     });
@@ -66,14 +74,20 @@ fn editor_capabilities() -> Value {
 fn open(client: &mut LspClient, root: &Path, relative: &str) -> String {
     let uri = file_uri(&root.canonicalize().unwrap().join(relative));
     let text = std::fs::read_to_string(root.join(relative)).unwrap();
-    client.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}),
+    );
     uri
 }
 
 /// The messages of the n-th request the fake received (OpenAI format).
 fn messages(fake: &FakeProvider, n: usize) -> Vec<Value> {
     let requests = fake.wait_for_requests(n + 1, WAIT);
-    requests[n].body["messages"].as_array().cloned().unwrap_or_default()
+    requests[n].body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn assert_no_key_anywhere(client_log: &[Value], stderr: &str) {
@@ -86,19 +100,44 @@ fn assert_no_key_anywhere(client_log: &[Value], stderr: &str) {
 fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
     let old = "    fn refill(&mut self) {\n";
     let new = "    /// Adds the tokens earned since the last refill, up to capacity.\n    fn refill(&mut self) {\n";
-    let mut s = setup("openai", vec![
-        turn(vec![call("c1", "search_code", json!({"pattern": "fn refill"}))]),
-        turn(vec![
-            call("c2", "read_file", json!({"path": "src/rate_limit.rs", "start_line": 30, "end_line": 41})),
-            call("c3", "propose_edit", json!({"path": "src/rate_limit.rs", "old_text": old, "new_text": new, "title": "Document refill"})),
-        ]),
-        answer_turn("c4", "Tokens are refilled in `refill` (src/rate_limit.rs:35-40).", json!([
-            {"path": "src/rate_limit.rs", "line": 35, "end_line": 40, "note": "refill adds elapsed × rate"},
-            {"path": "src/missing.rs", "line": 3}
-        ])),
-    ]);
+    let mut s = setup(
+        "openai",
+        vec![
+            turn(vec![call(
+                "c1",
+                "search_code",
+                json!({"pattern": "fn refill"}),
+            )]),
+            turn(vec![
+                call(
+                    "c2",
+                    "read_file",
+                    json!({"path": "src/rate_limit.rs", "start_line": 30, "end_line": 41}),
+                ),
+                call(
+                    "c3",
+                    "propose_edit",
+                    json!({"path": "src/rate_limit.rs", "old_text": old, "new_text": new, "title": "Document refill"}),
+                ),
+            ]),
+            answer_turn(
+                "c4",
+                "Tokens are refilled in `refill` (src/rate_limit.rs:35-40).",
+                json!([
+                    {"path": "src/rate_limit.rs", "line": 35, "end_line": 40, "note": "refill adds elapsed × rate"},
+                    {"path": "src/missing.rs", "line": 3}
+                ]),
+            ),
+        ],
+    );
     let before = snapshot(s.ws.path());
-    let result = s.client.request("copilot/ask", json!({"question": "How are tokens refilled?", "workDoneToken": "tok-1"})).unwrap();
+    let result = s
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "How are tokens refilled?", "workDoneToken": "tok-1"}),
+        )
+        .unwrap();
 
     assert_eq!(result["stopReason"], "answered");
     assert!(result["answer"].as_str().unwrap().contains("refill"));
@@ -115,8 +154,14 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
     assert_eq!(citations[0]["line"], 35);
     assert_eq!(citations[0]["endLine"], 40);
     assert_eq!(citations[0]["verified"], true);
-    assert_eq!(citations[0]["range"], json!({"start": {"line": 34, "character": 0}, "end": {"line": 40, "character": 0}}));
-    assert!(citations[0]["uri"].as_str().unwrap().starts_with("file:///"));
+    assert_eq!(
+        citations[0]["range"],
+        json!({"start": {"line": 34, "character": 0}, "end": {"line": 40, "character": 0}})
+    );
+    assert!(citations[0]["uri"]
+        .as_str()
+        .unwrap()
+        .starts_with("file:///"));
     assert_eq!(citations[1]["verified"], false);
 
     // The edit: documentChanges with a change annotation that needs confirmation.
@@ -126,9 +171,16 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
     let edit = &edits[0]["edit"];
     let doc_edit = &edit["documentChanges"][0];
     let annotation = doc_edit["edits"][0]["annotationId"].as_str().unwrap();
-    assert_eq!(edit["changeAnnotations"][annotation]["needsConfirmation"], true);
+    assert_eq!(
+        edit["changeAnnotations"][annotation]["needsConfirmation"],
+        true
+    );
     let original = std::fs::read_to_string(s.ws.path().join("src/rate_limit.rs")).unwrap();
-    let applied = copilot_ls_test_support::lsp_client::apply_text_edits(&original, doc_edit["edits"].as_array().unwrap(), false);
+    let applied = copilot_ls_test_support::lsp_client::apply_text_edits(
+        &original,
+        doc_edit["edits"].as_array().unwrap(),
+        false,
+    );
     assert_eq!(applied, original.replacen(old, new, 1));
 
     // Wire order: assistant turn with both calls, then one result per call id.
@@ -140,34 +192,93 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
     let third = messages(&s.fake, 2);
     let tail: Vec<_> = third.iter().rev().take(3).rev().collect();
     assert_eq!(tail[0]["tool_calls"].as_array().unwrap().len(), 2);
-    assert_eq!((tail[1]["tool_call_id"].as_str(), tail[2]["tool_call_id"].as_str()), (Some("c2"), Some("c3")));
-    assert!(tail[1]["content"].as_str().unwrap().contains("35\t    fn refill(&mut self) {"));
+    assert_eq!(
+        (
+            tail[1]["tool_call_id"].as_str(),
+            tail[2]["tool_call_id"].as_str()
+        ),
+        (Some("c2"), Some("c3"))
+    );
+    assert!(tail[1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("35\t    fn refill(&mut self) {"));
     // Streaming was used and the key sent as a bearer token.
     let requests = s.fake.requests();
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[0].body["stream"], true);
-    assert_eq!(requests[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
     assert_eq!(requests[0].body["model"], "fake-model");
-    let tool_names: Vec<_> = requests[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_string()).collect();
-    assert_eq!(tool_names, ["search_code", "read_file", "list_directory", "find_files", "list_open_buffers", "read_open_buffer", "propose_edit", "answer"]);
+    let tool_names: Vec<_> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        tool_names,
+        [
+            "search_code",
+            "read_file",
+            "list_directory",
+            "find_files",
+            "list_open_buffers",
+            "read_open_buffer",
+            "propose_edit",
+            "answer"
+        ]
+    );
 
     // Progress on the given token: begin, one report per tool call, end.
-    let progress: Vec<Value> = s.client.received("$/progress").into_iter().filter(|p| p["token"] == "tok-1").map(|p| p["value"].clone()).collect();
-    let kinds: Vec<_> = progress.iter().map(|v| v["kind"].as_str().unwrap()).collect();
+    let progress: Vec<Value> = s
+        .client
+        .received("$/progress")
+        .into_iter()
+        .filter(|p| p["token"] == "tok-1")
+        .map(|p| p["value"].clone())
+        .collect();
+    let kinds: Vec<_> = progress
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds.first(), Some(&"begin"));
     assert_eq!(progress[0]["title"], "Copilot");
-    let reports: Vec<_> = progress.iter().filter(|v| v["kind"] == "report").map(|v| v["message"].as_str().unwrap()).collect();
-    assert_eq!(reports, ["search_code: fn refill", "read_file: src/rate_limit.rs:30-41", "propose_edit: src/rate_limit.rs"]);
+    let reports: Vec<_> = progress
+        .iter()
+        .filter(|v| v["kind"] == "report")
+        .map(|v| v["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        reports,
+        [
+            "search_code: fn refill",
+            "read_file: src/rate_limit.rs:30-41",
+            "propose_edit: src/rate_limit.rs"
+        ]
+    );
 
     // Diagnostics were published before the reply: citation (Information) and edit (Hint).
     let uri = citations[0]["uri"].as_str().unwrap().to_string();
     let published = s.client.received("textDocument/publishDiagnostics");
-    let latest = published.iter().rev().find(|p| p["uri"] == uri.as_str()).expect("diagnostics for the cited file");
+    let latest = published
+        .iter()
+        .rev()
+        .find(|p| p["uri"] == uri.as_str())
+        .expect("diagnostics for the cited file");
     let diags = latest["diagnostics"].as_array().unwrap();
     let citation = diags.iter().find(|d| d["code"] == "citation").unwrap();
-    assert_eq!((citation["severity"].as_u64(), citation["source"].as_str()), (Some(3), Some("copilot")));
+    assert_eq!(
+        (citation["severity"].as_u64(), citation["source"].as_str()),
+        (Some(3), Some("copilot"))
+    );
     assert_eq!(citation["message"], "refill adds elapsed × rate");
-    let hint = diags.iter().find(|d| d["code"] == "suggested-edit").unwrap();
+    let hint = diags
+        .iter()
+        .find(|d| d["code"] == "suggested-edit")
+        .unwrap();
     assert_eq!(hint["severity"], 4);
     assert_eq!(hint["data"]["editId"], edits[0]["id"]);
 
@@ -180,15 +291,44 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
 
 #[test]
 fn anthropic_non_streaming_uses_native_tool_blocks() {
-    let mut s = setup_with("anthropic", vec![
-        turn(vec![call("toolu_1", "list_directory", json!({"path": "src"})), call("toolu_2", "find_files", json!({"pattern": "*.md"}))]),
-        json!({"text": "The limiter lives in src/rate_limit.rs:44 and config in src/config.rs:4-8."}),
-    ], json!({"stream": false}), json!({}));
-    let result = s.client.request("copilot/ask", json!({"question": "Where is the limiter?"})).unwrap();
+    let mut s = setup_with(
+        "anthropic",
+        vec![
+            turn(vec![
+                call("toolu_1", "list_directory", json!({"path": "src"})),
+                call("toolu_2", "find_files", json!({"pattern": "*.md"})),
+            ]),
+            json!({"text": "The limiter lives in src/rate_limit.rs:44 and config in src/config.rs:4-8."}),
+        ],
+        json!({"stream": false}),
+        json!({}),
+    );
+    let result = s
+        .client
+        .request("copilot/ask", json!({"question": "Where is the limiter?"}))
+        .unwrap();
     assert_eq!(result["stopReason"], "answered");
     // Plain-text answers: `path:line` mentions become verified citations.
-    let cited: Vec<_> = result["citations"].as_array().unwrap().iter().map(|c| (c["path"].as_str().unwrap().to_string(), c["line"].as_u64().unwrap(), c["endLine"].as_u64().unwrap(), c["verified"].as_bool().unwrap())).collect();
-    assert_eq!(cited, [("src/rate_limit.rs".to_string(), 44, 44, true), ("src/config.rs".to_string(), 4, 8, true)]);
+    let cited: Vec<_> = result["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().to_string(),
+                c["line"].as_u64().unwrap(),
+                c["endLine"].as_u64().unwrap(),
+                c["verified"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cited,
+        [
+            ("src/rate_limit.rs".to_string(), 44, 44, true),
+            ("src/config.rs".to_string(), 4, 8, true)
+        ]
+    );
     let requests = s.fake.wait_for_requests(2, WAIT);
     let first = &requests[0];
     assert_eq!(first.path, "/v1/messages");
@@ -196,15 +336,33 @@ fn anthropic_non_streaming_uses_native_tool_blocks() {
     assert_eq!(first.header("anthropic-version"), Some("2023-06-01"));
     assert!(first.header("authorization").is_none());
     assert!(first.body["max_tokens"].as_u64().unwrap() > 0);
-    assert_eq!(first.body["stream"], json!(false).as_bool().map(|_| Value::Bool(false)).unwrap_or(Value::Null));
-    assert!(first.body["system"].as_str().unwrap().contains("copilot-ls"));
+    assert_eq!(
+        first.body["stream"],
+        json!(false)
+            .as_bool()
+            .map(|_| Value::Bool(false))
+            .unwrap_or(Value::Null)
+    );
+    assert!(first.body["system"]
+        .as_str()
+        .unwrap()
+        .contains("copilot-ls"));
     let second = requests[1].body["messages"].as_array().unwrap();
     let last = second.last().unwrap();
     assert_eq!(last["role"], "user");
     let blocks = last["content"].as_array().unwrap();
     assert_eq!(blocks.len(), 2);
-    assert_eq!((blocks[0]["type"].as_str(), blocks[0]["tool_use_id"].as_str()), (Some("tool_result"), Some("toolu_1")));
-    assert!(blocks[0]["content"].as_str().unwrap_or(&blocks[0]["content"].to_string()).contains("rate_limit.rs"));
+    assert_eq!(
+        (
+            blocks[0]["type"].as_str(),
+            blocks[0]["tool_use_id"].as_str()
+        ),
+        (Some("tool_result"), Some("toolu_1"))
+    );
+    assert!(blocks[0]["content"]
+        .as_str()
+        .unwrap_or(&blocks[0]["content"].to_string())
+        .contains("rate_limit.rs"));
     let assistant = &second[second.len() - 2];
     assert_eq!(assistant["content"][0]["type"], "tool_use");
     assert_eq!(assistant["content"][0]["input"], json!({"path": "src"}));
@@ -219,7 +377,11 @@ fn a_request_after_did_change_always_sees_the_change() {
     let rounds = 15;
     let mut steps = Vec::new();
     for round in 0..rounds {
-        steps.push(turn(vec![call(&format!("r{round}"), "read_open_buffer", json!({"path": "src/config.rs", "start_line": 1, "end_line": 2}))]));
+        steps.push(turn(vec![call(
+            &format!("r{round}"),
+            "read_open_buffer",
+            json!({"path": "src/config.rs", "start_line": 1, "end_line": 2}),
+        )]));
         steps.push(json!({"text": "ok"}));
     }
     let mut s = setup("openai", steps);
@@ -230,11 +392,23 @@ fn a_request_after_did_change_always_sees_the_change() {
             "textDocument": {"uri": uri, "version": round + 2},
             "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": format!("// marker {round}\n")}]
         }));
-        s.client.request("copilot/ask", json!({"question": "what is on line 1?"})).unwrap();
-        let request = &s.fake.wait_for_requests(2 * round as usize + 2, WAIT)[2 * round as usize + 1];
-        let tool_result = request.body["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
-        assert!(tool_result.contains(&format!("1\t// marker {round}")), "round {round}: {tool_result}");
-        assert!(tool_result.contains(&format!("version {}", round + 2)), "round {round}: {tool_result}");
+        s.client
+            .request("copilot/ask", json!({"question": "what is on line 1?"}))
+            .unwrap();
+        let request =
+            &s.fake.wait_for_requests(2 * round as usize + 2, WAIT)[2 * round as usize + 1];
+        let tool_result = request.body["messages"].as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            tool_result.contains(&format!("1\t// marker {round}")),
+            "round {round}: {tool_result}"
+        );
+        assert!(
+            tool_result.contains(&format!("version {}", round + 2)),
+            "round {round}: {tool_result}"
+        );
     }
     s.client.shutdown();
 }
@@ -243,9 +417,17 @@ fn a_request_after_did_change_always_sees_the_change() {
 fn incremental_changes_with_emoji_cjk_and_crlf_in_both_encodings() {
     for utf8 in [false, true] {
         let mut steps = Vec::new();
-        steps.push(turn(vec![call("r", "read_open_buffer", json!({"path": "notes.txt"}))]));
+        steps.push(turn(vec![call(
+            "r",
+            "read_open_buffer",
+            json!({"path": "notes.txt"}),
+        )]));
         steps.push(json!({"text": "ok"}));
-        let caps = if utf8 { json!({"general": {"positionEncodings": ["utf-8"]}}) } else { json!({}) };
+        let caps = if utf8 {
+            json!({"general": {"positionEncodings": ["utf-8"]}})
+        } else {
+            json!({})
+        };
         let mut s = setup_with("openai", steps, json!({}), caps);
         let path = s.ws.path().canonicalize().unwrap().join("notes.txt");
         std::fs::write(&path, "").unwrap();
@@ -262,10 +444,18 @@ fn incremental_changes_with_emoji_cjk_and_crlf_in_both_encodings() {
                 {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 6}}, "text": "2nd"}
             ]
         }));
-        s.client.request("copilot/ask", json!({"question": "read it"})).unwrap();
+        s.client
+            .request("copilot/ask", json!({"question": "read it"}))
+            .unwrap();
         let request = &s.fake.wait_for_requests(2, WAIT)[1];
-        let content = request.body["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
-        assert!(content.contains("1\ta😀B漢字c\n2\t2nd line\n"), "utf8={utf8}: {content}");
+        let content = request.body["messages"].as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            content.contains("1\ta😀B漢字c\n2\t2nd line\n"),
+            "utf8={utf8}: {content}"
+        );
         s.client.shutdown();
     }
 }
@@ -276,31 +466,53 @@ fn max_steps_bounds_the_number_of_model_calls() {
         .map(|i| json!({"text": format!("still looking {i}"), "tool_calls": [call(&format!("m{i}"), "list_directory", json!({}))]}))
         .collect();
     let mut s = setup_with("openai", steps, json!({"maxSteps": 3}), json!({}));
-    let result = s.client.request("copilot/ask", json!({"question": "loop forever"})).unwrap();
+    let result = s
+        .client
+        .request("copilot/ask", json!({"question": "loop forever"}))
+        .unwrap();
     assert_eq!(result["stopReason"], "max_steps");
     let answer = result["answer"].as_str().unwrap();
-    assert!(answer.contains("maxSteps") && answer.contains("still looking 2"), "{answer}");
+    assert!(
+        answer.contains("maxSteps") && answer.contains("still looking 2"),
+        "{answer}"
+    );
     assert_eq!(result["steps"].as_array().unwrap().len(), 3);
-    assert_eq!(s.fake.requests().len(), 3, "never more than maxSteps model calls");
+    assert_eq!(
+        s.fake.requests().len(),
+        3,
+        "never more than maxSteps model calls"
+    );
     s.client.shutdown();
 }
 
 #[test]
 fn malformed_arguments_unknown_tools_and_wrong_types_become_error_results() {
-    let mut s = setup("openai", vec![
-        turn(vec![
-            call("b1", "read_file", json!("{\"path\": \"src/main.rs\"")),
-            call("b2", "delete_everything", json!({})),
-            call("b3", "read_file", json!({"path": 7})),
-            call("b4", "read_file", json!({"path": "../../etc/passwd"})),
-            call("b5", "answer", json!({"citations": []})),
-        ]),
-        answer_turn("b6", "done", json!([])),
-    ]);
-    let result = s.client.request("copilot/ask", json!({"question": "break things"})).unwrap();
+    let mut s = setup(
+        "openai",
+        vec![
+            turn(vec![
+                call("b1", "read_file", json!("{\"path\": \"src/main.rs\"")),
+                call("b2", "delete_everything", json!({})),
+                call("b3", "read_file", json!({"path": 7})),
+                call("b4", "read_file", json!({"path": "../../etc/passwd"})),
+                call("b5", "answer", json!({"citations": []})),
+            ]),
+            answer_turn("b6", "done", json!([])),
+        ],
+    );
+    let result = s
+        .client
+        .request("copilot/ask", json!({"question": "break things"}))
+        .unwrap();
     assert_eq!(result["stopReason"], "answered");
-    let results: Vec<Value> = messages(&s.fake, 1).into_iter().filter(|m| m["role"] == "tool").collect();
-    let texts: Vec<_> = results.iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
+    let results: Vec<Value> = messages(&s.fake, 1)
+        .into_iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    let texts: Vec<_> = results
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(texts.len(), 5);
     assert!(texts.iter().all(|t| t.starts_with("Error: ")), "{texts:#?}");
     assert!(texts[0].contains("invalid arguments for read_file"));
@@ -314,37 +526,84 @@ fn malformed_arguments_unknown_tools_and_wrong_types_become_error_results() {
 
 #[test]
 fn a_truncated_turn_never_runs_its_tool_calls() {
-    let mut s = setup("openai", vec![
-        json!({"tool_calls": [call("t1", "propose_edit", json!({"path": "src/main.rs", "old_text": "fn main() {", "new_text": "fn main() { todo!();"}))], "finish": "length"}),
-        answer_turn("t2", "Short answer.", json!([])),
-    ]);
-    let result = s.client.request("copilot/ask", json!({"question": "q"})).unwrap();
+    let mut s = setup(
+        "openai",
+        vec![
+            json!({"tool_calls": [call("t1", "propose_edit", json!({"path": "src/main.rs", "old_text": "fn main() {", "new_text": "fn main() { todo!();"}))], "finish": "length"}),
+            answer_turn("t2", "Short answer.", json!([])),
+        ],
+    );
+    let result = s
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap();
     assert_eq!(result["stopReason"], "answered");
     assert!(result["steps"].as_array().unwrap().is_empty(), "{result:#}");
     assert!(result["edits"].as_array().unwrap().is_empty());
     let second = messages(&s.fake, 1);
-    assert!(second.last().unwrap()["content"].as_str().unwrap().contains("cut off"));
+    assert!(second.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .contains("cut off"));
     s.client.shutdown();
 }
 
 #[test]
 fn follow_up_questions_continue_the_conversation() {
-    let mut s = setup("openai", vec![json!({"text": "First answer."}), json!({"text": "Second answer."})]);
-    let first = s.client.request("copilot/ask", json!({"question": "What is TokenBucket?", "conversationId": "conv-7"})).unwrap();
+    let mut s = setup(
+        "openai",
+        vec![
+            json!({"text": "First answer."}),
+            json!({"text": "Second answer."}),
+        ],
+    );
+    let first = s
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "What is TokenBucket?", "conversationId": "conv-7"}),
+        )
+        .unwrap();
     assert_eq!(first["conversationId"], "conv-7");
-    let second = s.client.request("copilot/ask", json!({"question": "And who calls it?", "conversationId": "conv-7"})).unwrap();
+    let second = s
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "And who calls it?", "conversationId": "conv-7"}),
+        )
+        .unwrap();
     assert_eq!(second["answer"], "Second answer.");
     let history = messages(&s.fake, 1);
-    let contents: Vec<String> = history.iter().map(|m| m["content"].as_str().unwrap_or("").to_string()).collect();
-    assert!(contents.iter().any(|c| c.starts_with("What is TokenBucket?")), "{contents:#?}");
+    let contents: Vec<String> = history
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        contents
+            .iter()
+            .any(|c| c.starts_with("What is TokenBucket?")),
+        "{contents:#?}"
+    );
     assert!(contents.iter().any(|c| c == "First answer."));
     assert!(contents.last().unwrap().starts_with("And who calls it?"));
     // A different conversation starts fresh.
     let mut s2 = setup("openai", vec![json!({"text": "a"}), json!({"text": "b"})]);
-    s2.client.request("copilot/ask", json!({"question": "one", "conversationId": "x"})).unwrap();
-    s2.client.request("copilot/ask", json!({"question": "two", "conversationId": "y"})).unwrap();
+    s2.client
+        .request(
+            "copilot/ask",
+            json!({"question": "one", "conversationId": "x"}),
+        )
+        .unwrap();
+    s2.client
+        .request(
+            "copilot/ask",
+            json!({"question": "two", "conversationId": "y"}),
+        )
+        .unwrap();
     let fresh = messages(&s2.fake, 1);
-    assert!(!fresh.iter().any(|m| m["content"].as_str().unwrap_or("").starts_with("one")));
+    assert!(!fresh
+        .iter()
+        .any(|m| m["content"].as_str().unwrap_or("").starts_with("one")));
     s.client.shutdown();
     s2.client.shutdown();
 }
@@ -352,12 +611,18 @@ fn follow_up_questions_continue_the_conversation() {
 #[test]
 fn provider_faults_retry_or_fail_with_request_failed_and_never_leak_the_key() {
     // 500 and 429 are retried (retry-after-ms honoured), then the call succeeds.
-    let mut s = setup("openai", vec![
-        json!({"status": 500, "headers": {"retry-after-ms": "0"}, "body": "{\"error\":{\"message\":\"boom\"}}"}),
-        json!({"status": 429, "headers": {"retry-after-ms": "0"}, "body": "{\"error\":{\"message\":\"slow down\"}}"}),
-        json!({"text": "recovered"}),
-    ]);
-    let result = s.client.request("copilot/ask", json!({"question": "q"})).unwrap();
+    let mut s = setup(
+        "openai",
+        vec![
+            json!({"status": 500, "headers": {"retry-after-ms": "0"}, "body": "{\"error\":{\"message\":\"boom\"}}"}),
+            json!({"status": 429, "headers": {"retry-after-ms": "0"}, "body": "{\"error\":{\"message\":\"slow down\"}}"}),
+            json!({"text": "recovered"}),
+        ],
+    );
+    let result = s
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap();
     assert_eq!(result["answer"], "recovered");
     assert_eq!(s.fake.requests().len(), 3);
     s.client.shutdown();
@@ -366,14 +631,20 @@ fn provider_faults_retry_or_fail_with_request_failed_and_never_leak_the_key() {
     // provider's body echoes it.
     let body = format!("{{\"error\":{{\"message\":\"Incorrect API key provided: {KEY}\"}}}}");
     let mut s = setup("openai", vec![json!({"status": 401, "body": body})]);
-    let error = s.client.request("copilot/ask", json!({"question": "q"})).unwrap_err();
+    let error = s
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap_err();
     assert_eq!(error["code"], -32803);
     let message = error["message"].as_str().unwrap();
     assert!(message.contains("401"), "{message}");
     assert!(!message.contains(KEY), "{message}");
     assert_eq!(s.fake.requests().len(), 1, "401 is not retried");
     // The server keeps serving after a failed ask.
-    let again = s.client.request("copilot/ask", json!({"question": ""})).unwrap_err();
+    let again = s
+        .client
+        .request("copilot/ask", json!({"question": ""}))
+        .unwrap_err();
     assert_eq!(again["code"], -32602);
     let (status, stderr, log) = s.client.shutdown();
     assert!(status.success());
@@ -386,42 +657,83 @@ fn provider_faults_retry_or_fail_with_request_failed_and_never_leak_the_key() {
     let ws = temp_workspace();
     let mut client = LspClient::spawn(Path::new(BIN), ws.path(), &[("OPENAI_API_KEY", KEY)]);
     let url = format!("http://127.0.0.1:{port}/v1");
-    client.initialize(ws.path(), json!({}), json!({"provider": "openai", "baseUrl": url}));
-    let error = client.request("copilot/ask", json!({"question": "q"})).unwrap_err();
+    client.initialize(
+        ws.path(),
+        json!({}),
+        json!({"provider": "openai", "baseUrl": url}),
+    );
+    let error = client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap_err();
     assert_eq!(error["code"], -32803);
-    assert!(error["message"].as_str().unwrap().contains(&format!("cannot connect to {url}")), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("cannot connect to {url}")),
+        "{error}"
+    );
     let (_, stderr, log) = client.shutdown();
     assert_no_key_anywhere(&log, &stderr);
 }
 
 #[test]
 fn a_stream_cut_after_output_fails_and_its_partial_text_is_never_the_answer() {
-    let partial = json!({"text": "PARTIAL-ANSWER-TEXT that goes on and on", "cut_after_bytes": 300});
-    let mut s = setup_with("openai", vec![partial.clone(), partial.clone(), partial], json!({}), json!({}));
-    let error = s.client.request("copilot/ask", json!({"question": "q"})).unwrap_err();
+    let partial =
+        json!({"text": "PARTIAL-ANSWER-TEXT that goes on and on", "cut_after_bytes": 300});
+    let mut s = setup_with(
+        "openai",
+        vec![partial.clone(), partial.clone(), partial],
+        json!({}),
+        json!({}),
+    );
+    let error = s
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap_err();
     assert_eq!(error["code"], -32803, "{error}");
     let (_, _, log) = s.client.shutdown();
-    assert!(!serde_json::to_string(&log).unwrap().contains("PARTIAL-ANSWER"));
+    assert!(!serde_json::to_string(&log)
+        .unwrap()
+        .contains("PARTIAL-ANSWER"));
 }
 
 #[test]
 fn cancelling_an_ask_mid_stream_replies_request_cancelled_and_closes_the_connection() {
-    let mut s = setup("openai", vec![
-        json!({"text": "thinking very slowly about it", "hang_after_bytes": 200}),
-        json!({"text": "never requested"}),
-    ]);
-    let id = s.client.send_request("copilot/ask", json!({"question": "q", "workDoneToken": "cancel-me"}));
+    let mut s = setup(
+        "openai",
+        vec![
+            json!({"text": "thinking very slowly about it", "hang_after_bytes": 200}),
+            json!({"text": "never requested"}),
+        ],
+    );
+    let id = s.client.send_request(
+        "copilot/ask",
+        json!({"question": "q", "workDoneToken": "cancel-me"}),
+    );
     s.fake.wait_for_requests(1, WAIT);
     let started = std::time::Instant::now();
     s.client.notify("$/cancelRequest", json!({"id": id}));
     let error = s.client.response(id).unwrap_err();
     assert_eq!(error["code"], -32800);
-    assert!(started.elapsed() < Duration::from_secs(2), "cancelled promptly: {:?}", started.elapsed());
-    assert!(s.fake.wait_for_disconnect(0, WAIT), "the provider connection was closed");
-    let end = s.client.notification("$/progress", |p| p["token"] == "cancel-me" && p["value"]["kind"] == "end");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "cancelled promptly: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        s.fake.wait_for_disconnect(0, WAIT),
+        "the provider connection was closed"
+    );
+    let end = s.client.notification("$/progress", |p| {
+        p["token"] == "cancel-me" && p["value"]["kind"] == "end"
+    });
     assert_eq!(end["value"]["message"], "Cancelled");
     // Nothing left behind: no further model call, no diagnostics, and the server serves.
-    let next = s.client.request("copilot/ask", json!({"question": "again"})).unwrap();
+    let next = s
+        .client
+        .request("copilot/ask", json!({"question": "again"}))
+        .unwrap();
     assert_eq!(next["answer"], "never requested");
     assert_eq!(s.fake.requests().len(), 2);
     s.client.shutdown();
@@ -429,29 +741,61 @@ fn cancelling_an_ask_mid_stream_replies_request_cancelled_and_closes_the_connect
 
 #[test]
 fn execute_command_ask_works_for_editors_without_a_plugin() {
-    let mut s = setup("openai", vec![answer_turn("a", "See src/config.rs:12.", json!([{"path": "src/config.rs", "line": 12}]))]);
+    let mut s = setup(
+        "openai",
+        vec![answer_turn(
+            "a",
+            "See src/config.rs:12.",
+            json!([{"path": "src/config.rs", "line": 12}]),
+        )],
+    );
     let result = s.client.request("workspace/executeCommand", json!({"command": "copilot.ask", "arguments": [{"question": "Where is the port read?"}]})).unwrap();
     assert_eq!(result["stopReason"], "answered");
     assert_eq!(result["citations"][0]["path"], "src/config.rs");
-    let diags = s.client.notification("textDocument/publishDiagnostics", |p| p["diagnostics"].as_array().is_some_and(|d| !d.is_empty()));
-    assert_eq!(diags["diagnostics"][0]["message"], "Cited for: Where is the port read?");
+    let diags = s
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+        });
+    assert_eq!(
+        diags["diagnostics"][0]["message"],
+        "Cited for: Where is the port read?"
+    );
     // copilot.clear removes them all.
-    let cleared = s.client.request("workspace/executeCommand", json!({"command": "copilot.clear", "arguments": []}));
+    let cleared = s.client.request(
+        "workspace/executeCommand",
+        json!({"command": "copilot.clear", "arguments": []}),
+    );
     assert_eq!(cleared, Ok(Value::Null));
     let uri = diags["uri"].clone();
-    let empty = s.client.notification("textDocument/publishDiagnostics", |p| p["uri"] == uri && p["diagnostics"] == json!([]));
+    let empty = s
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri && p["diagnostics"] == json!([])
+        });
     assert_eq!(empty["diagnostics"], json!([]));
     s.client.shutdown();
 }
 
 #[test]
 fn remote_images_and_links_in_answers_are_neutralised() {
-    let mut s = setup("openai", vec![json!({"text": "Look ![x](https://evil.example/p.png?q=1) and [click](command:workbench.action.terminal.new) or [local](src/main.rs)."})]);
-    let result = s.client.request("copilot/ask", json!({"question": "q"})).unwrap();
+    let mut s = setup(
+        "openai",
+        vec![
+            json!({"text": "Look ![x](https://evil.example/p.png?q=1) and [click](command:workbench.action.terminal.new) or [local](src/main.rs)."}),
+        ],
+    );
+    let result = s
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap();
     let answer = result["answer"].as_str().unwrap();
     assert!(!answer.contains("](https://"), "{answer}");
     assert!(!answer.contains("](command:"), "{answer}");
-    assert!(answer.contains("`https://evil.example/p.png?q=1`"), "{answer}");
+    assert!(
+        answer.contains("`https://evil.example/p.png?q=1`"),
+        "{answer}"
+    );
     assert!(answer.contains("[local](src/main.rs)"), "{answer}");
     s.client.shutdown();
 }

@@ -21,7 +21,10 @@ fn propose_then_answer(edits: Vec<Value>) -> Vec<Value> {
         .enumerate()
         .map(|(i, args)| call(&format!("e{i}"), "propose_edit", args))
         .collect();
-    vec![json!({"tool_calls": calls}), json!({"tool_calls": [call("fin", "answer", json!({"answer": "Proposed."}))]})]
+    vec![
+        json!({"tool_calls": calls}),
+        json!({"tool_calls": [call("fin", "answer", json!({"answer": "Proposed."}))]}),
+    ]
 }
 
 struct Editor {
@@ -36,8 +39,17 @@ fn editor(steps: Vec<Value>, capabilities: Value) -> Editor {
     let ws = temp_workspace();
     let root = ws.path().canonicalize().unwrap();
     let mut client = LspClient::spawn(Path::new(BIN), ws.path(), &[]);
-    client.initialize(ws.path(), capabilities, json!({"provider": "openai", "baseUrl": fake.openai_base_url(), "model": "m"}));
-    Editor { client, fake, ws, root }
+    client.initialize(
+        ws.path(),
+        capabilities,
+        json!({"provider": "openai", "baseUrl": fake.openai_base_url(), "model": "m"}),
+    );
+    Editor {
+        client,
+        fake,
+        ws,
+        root,
+    }
 }
 
 fn vscode_like() -> Value {
@@ -48,12 +60,18 @@ impl Editor {
     fn open(&mut self, relative: &str) -> (String, String) {
         let uri = file_uri(&self.root.join(relative));
         let text = std::fs::read_to_string(self.root.join(relative)).unwrap();
-        self.client.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}));
+        self.client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}),
+        );
         (uri, text)
     }
 
     fn change(&mut self, uri: &str, version: i32, changes: Value) {
-        self.client.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}));
+        self.client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+        );
     }
 
     fn code_actions(&mut self, uri: &str, line: u32) -> Vec<Value> {
@@ -66,8 +84,13 @@ impl Editor {
     }
 
     fn tool_results(&self, request: usize) -> Vec<String> {
-        let requests = self.fake.wait_for_requests(request + 1, Duration::from_secs(30));
-        requests[request].body["messages"].as_array().unwrap().iter()
+        let requests = self
+            .fake
+            .wait_for_requests(request + 1, Duration::from_secs(30));
+        requests[request].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
             .filter(|m| m["role"] == "tool")
             .map(|m| m["content"].as_str().unwrap().to_string())
             .collect()
@@ -77,7 +100,10 @@ impl Editor {
 fn single_document_edits(action: &Value) -> (Value, Vec<Value>) {
     let changes = action["edit"]["documentChanges"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{action:#}");
-    (changes[0]["textDocument"].clone(), changes[0]["edits"].as_array().unwrap().clone())
+    (
+        changes[0]["textDocument"].clone(),
+        changes[0]["edits"].as_array().unwrap().clone(),
+    )
 }
 
 const OLD: &str = "    pub port: u16,\n";
@@ -85,19 +111,43 @@ const NEW: &str = "    /// TCP port to listen on.\n    pub port: u16,\n";
 
 #[test]
 fn a_proposed_edit_becomes_a_quick_fix_whose_edit_yields_exactly_the_expected_text() {
-    let mut e = editor(propose_then_answer(vec![json!({"path": "src/config.rs", "old_text": OLD, "new_text": NEW, "title": "Document the port"})]), vscode_like());
+    let mut e = editor(
+        propose_then_answer(vec![
+            json!({"path": "src/config.rs", "old_text": OLD, "new_text": NEW, "title": "Document the port"}),
+        ]),
+        vscode_like(),
+    );
     let before = snapshot(e.ws.path());
     let (uri, text) = e.open("src/config.rs");
-    let result = e.client.request("copilot/ask", json!({"question": "document the port", "textDocument": {"uri": uri}})).unwrap();
+    let result = e
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "document the port", "textDocument": {"uri": uri}}),
+        )
+        .unwrap();
     let edit_id = result["edits"][0]["id"].as_str().unwrap().to_string();
 
     // The hint diagnostic marks the edit's lines.
-    let diags = e.client.notification("textDocument/publishDiagnostics", |p| p["uri"] == uri.as_str());
-    let hint = diags["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "suggested-edit").unwrap().clone();
+    let diags = e
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+        });
+    let hint = diags["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "suggested-edit")
+        .unwrap()
+        .clone();
     assert_eq!(hint["data"]["editId"], edit_id.as_str());
     assert_eq!(hint["range"]["start"]["line"], 4);
 
-    assert!(e.code_actions(&uri, 0).is_empty(), "line 1 does not touch the edit");
+    assert!(
+        e.code_actions(&uri, 0).is_empty(),
+        "line 1 does not touch the edit"
+    );
     let actions = e.code_actions(&uri, 4);
     assert_eq!(actions.len(), 1);
     let action = &actions[0];
@@ -106,29 +156,61 @@ fn a_proposed_edit_becomes_a_quick_fix_whose_edit_yields_exactly_the_expected_te
     assert_eq!(action["isPreferred"], true);
     assert_eq!(action["diagnostics"][0]["data"]["editId"], edit_id.as_str());
     let (document, edits) = single_document_edits(action);
-    assert_eq!(document, json!({"uri": uri, "version": 1}), "open documents carry their version");
+    assert_eq!(
+        document,
+        json!({"uri": uri, "version": 1}),
+        "open documents carry their version"
+    );
     let annotation = edits[0]["annotationId"].as_str().unwrap();
-    assert_eq!(action["edit"]["changeAnnotations"][annotation]["needsConfirmation"], true);
+    assert_eq!(
+        action["edit"]["changeAnnotations"][annotation]["needsConfirmation"],
+        true
+    );
     let applied = apply_text_edits(&text, &edits, false);
     assert_eq!(applied, text.replacen(OLD, NEW, 1));
 
     // The editor applies it: the edit is not offered again and its diagnostic goes.
     e.change(&uri, 2, json!([{"text": applied}]));
-    let cleared = e.client.notification("textDocument/publishDiagnostics", |p| {
-        p["uri"] == uri.as_str() && p["diagnostics"].as_array().unwrap().iter().all(|d| d["code"] != "suggested-edit")
-    });
-    assert!(cleared["diagnostics"].as_array().unwrap().iter().all(|d| d["code"] == "citation"));
-    assert!(e.code_actions(&uri, 5).is_empty(), "an applied edit is not offered again");
+    let cleared = e
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+                && p["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|d| d["code"] != "suggested-edit")
+        });
+    assert!(cleared["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["code"] == "citation"));
+    assert!(
+        e.code_actions(&uri, 5).is_empty(),
+        "an applied edit is not offered again"
+    );
     let (status, _, _) = e.client.shutdown();
     assert!(status.success());
-    assert_eq!(before, snapshot(e.ws.path()), "files on disk are byte-identical");
+    assert_eq!(
+        before,
+        snapshot(e.ws.path()),
+        "files on disk are byte-identical"
+    );
 }
 
 #[test]
 fn a_stale_edit_is_re_anchored_by_its_text_or_withdrawn() {
-    let mut e = editor(propose_then_answer(vec![json!({"path": "src/config.rs", "old_text": OLD, "new_text": NEW, "title": "Document the port"})]), vscode_like());
+    let mut e = editor(
+        propose_then_answer(vec![
+            json!({"path": "src/config.rs", "old_text": OLD, "new_text": NEW, "title": "Document the port"}),
+        ]),
+        vscode_like(),
+    );
     let (uri, text) = e.open("src/config.rs");
-    e.client.request("copilot/ask", json!({"question": "q"})).unwrap();
+    e.client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap();
     // Two lines inserted above: the edit moves down with its text.
     e.change(&uri, 2, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "// a\n// b\n"}]));
     let actions = e.code_actions(&uri, 6);
@@ -136,45 +218,83 @@ fn a_stale_edit_is_re_anchored_by_its_text_or_withdrawn() {
     let (document, edits) = single_document_edits(&actions[0]);
     assert_eq!(document["version"], 2);
     let current = format!("// a\n// b\n{text}");
-    assert_eq!(apply_text_edits(&current, &edits, false), current.replacen(OLD, NEW, 1));
+    assert_eq!(
+        apply_text_edits(&current, &edits, false),
+        current.replacen(OLD, NEW, 1)
+    );
     // The line is edited away: the edit is withdrawn and its diagnostic removed.
     e.change(&uri, 3, json!([{"range": {"start": {"line": 6, "character": 8}, "end": {"line": 6, "character": 12}}, "text": "tcp_port"}]));
     assert!(e.code_actions(&uri, 6).is_empty());
-    let diags = e.client.notification("textDocument/publishDiagnostics", |p| {
-        p["uri"] == uri.as_str() && p["diagnostics"].as_array().unwrap().iter().all(|d| d["code"] != "suggested-edit")
-    });
+    let diags = e
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+                && p["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|d| d["code"] != "suggested-edit")
+        });
     assert!(diags["diagnostics"].as_array().unwrap().is_empty());
     e.client.shutdown();
 }
 
 #[test]
 fn ambiguous_and_missing_old_text_are_errors_the_model_can_fix() {
-    let mut e = editor(propose_then_answer(vec![
-        json!({"path": "src/rate_limit.rs", "old_text": "refill_per_sec: f64,", "new_text": "rate: f64,"}),
-        json!({"path": "src/rate_limit.rs", "old_text": "fn does_not_exist()", "new_text": "x"}),
-        json!({"path": "src/main.rs", "old_text": "", "new_text": "exists already"}),
-    ]), vscode_like());
-    let result = e.client.request("copilot/ask", json!({"question": "q"})).unwrap();
+    let mut e = editor(
+        propose_then_answer(vec![
+            json!({"path": "src/rate_limit.rs", "old_text": "refill_per_sec: f64,", "new_text": "rate: f64,"}),
+            json!({"path": "src/rate_limit.rs", "old_text": "fn does_not_exist()", "new_text": "x"}),
+            json!({"path": "src/main.rs", "old_text": "", "new_text": "exists already"}),
+        ]),
+        vscode_like(),
+    );
+    let result = e
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap();
     assert!(result["edits"].as_array().unwrap().is_empty());
     let results = e.tool_results(1);
-    assert!(results[0].starts_with("Error: old_text occurs 2 times in src/rate_limit.rs"), "{}", results[0]);
+    assert!(
+        results[0].starts_with("Error: old_text occurs 2 times in src/rate_limit.rs"),
+        "{}",
+        results[0]
+    );
     assert!(results[0].contains("include more surrounding lines"));
-    assert!(results[1].starts_with("Error: old_text does not occur in src/rate_limit.rs"), "{}", results[1]);
+    assert!(
+        results[1].starts_with("Error: old_text does not occur in src/rate_limit.rs"),
+        "{}",
+        results[1]
+    );
     assert!(results[2].contains("already exists"), "{}", results[2]);
     e.client.shutdown();
 }
 
 #[test]
 fn a_new_file_proposal_creates_it_through_the_workspace_edit_only() {
-    let mut e = editor(propose_then_answer(vec![json!({"path": "tests/bucket.rs", "old_text": "", "new_text": "#[test]\nfn starts_full() {}\n", "title": "Add a bucket test"})]), vscode_like());
+    let mut e = editor(
+        propose_then_answer(vec![
+            json!({"path": "tests/bucket.rs", "old_text": "", "new_text": "#[test]\nfn starts_full() {}\n", "title": "Add a bucket test"}),
+        ]),
+        vscode_like(),
+    );
     let (uri, _) = e.open("src/rate_limit.rs");
-    let result = e.client.request("copilot/ask", json!({"question": "add a test", "textDocument": {"uri": uri}})).unwrap();
+    let result = e
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "add a test", "textDocument": {"uri": uri}}),
+        )
+        .unwrap();
     let edit = &result["edits"][0];
     assert_eq!(edit["path"], "tests/bucket.rs");
     let changes = edit["edit"]["documentChanges"].as_array().unwrap();
     assert_eq!(changes[0]["kind"], "create");
     assert_eq!(changes[0]["options"]["overwrite"], false);
-    assert_eq!(changes[1]["edits"][0]["newText"], "#[test]\nfn starts_full() {}\n");
+    assert_eq!(
+        changes[1]["edits"][0]["newText"],
+        "#[test]\nfn starts_full() {}\n"
+    );
     assert!(!e.root.join("tests/bucket.rs").exists(), "nothing written");
     // Offered as a quick fix in the document the user asked from.
     let actions = e.code_actions(&uri, 0);
@@ -185,33 +305,77 @@ fn a_new_file_proposal_creates_it_through_the_workspace_edit_only() {
 
 #[test]
 fn edits_to_tool_or_ci_configuration_say_so_and_are_never_preselected() {
-    let mut e = editor(propose_then_answer(vec![json!({"path": ".github/workflows/ci.yml", "old_text": "", "new_text": "on: push\n", "title": "Add CI"})]), vscode_like());
+    let mut e = editor(
+        propose_then_answer(vec![
+            json!({"path": ".github/workflows/ci.yml", "old_text": "", "new_text": "on: push\n", "title": "Add CI"}),
+        ]),
+        vscode_like(),
+    );
     let (uri, _) = e.open("src/main.rs");
-    let result = e.client.request("copilot/ask", json!({"question": "q", "textDocument": {"uri": uri}})).unwrap();
+    let result = e
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "q", "textDocument": {"uri": uri}}),
+        )
+        .unwrap();
     let title = result["edits"][0]["title"].as_str().unwrap();
-    assert!(title.contains("changes tool or CI configuration"), "{title}");
+    assert!(
+        title.contains("changes tool or CI configuration"),
+        "{title}"
+    );
     let actions = e.code_actions(&uri, 0);
     assert_eq!(actions[0]["isPreferred"], false);
     let annotations = actions[0]["edit"]["changeAnnotations"].as_object().unwrap();
     let annotation = annotations.values().next().unwrap();
-    assert!(annotation["description"].as_str().unwrap().contains("tool or CI configuration"));
+    assert!(annotation["description"]
+        .as_str()
+        .unwrap()
+        .contains("tool or CI configuration"));
     assert_eq!(annotation["needsConfirmation"], true);
     e.client.shutdown();
 }
 
 #[test]
 fn clients_without_document_changes_get_plain_changes_and_files_on_disk_carry_no_version() {
-    let mut e = editor(propose_then_answer(vec![json!({"path": "src/config.rs", "old_text": OLD, "new_text": NEW})]), json!({}));
-    let result = e.client.request("copilot/ask", json!({"question": "q"})).unwrap();
+    let mut e = editor(
+        propose_then_answer(vec![
+            json!({"path": "src/config.rs", "old_text": OLD, "new_text": NEW}),
+        ]),
+        json!({}),
+    );
+    let result = e
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap();
     let edit = &result["edits"][0]["edit"];
-    assert!(edit.get("documentChanges").is_none_or(Value::is_null), "{edit:#}");
+    assert!(
+        edit.get("documentChanges").is_none_or(Value::is_null),
+        "{edit:#}"
+    );
     let uri = file_uri(&e.root.join("src/config.rs"));
     let edits = edit["changes"][&uri].as_array().unwrap();
     let text = std::fs::read_to_string(e.root.join("src/config.rs")).unwrap();
-    assert_eq!(apply_text_edits(&text, edits, false), text.replacen(OLD, NEW, 1));
+    assert_eq!(
+        apply_text_edits(&text, edits, false),
+        text.replacen(OLD, NEW, 1)
+    );
     // Diagnostics for a file that is not open still carry correct ranges.
-    let diags = e.client.notification("textDocument/publishDiagnostics", |p| p["uri"] == uri.as_str());
-    let hint = diags["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "suggested-edit").unwrap().clone();
-    assert_eq!(hint["range"], json!({"start": {"line": 4, "character": 0}, "end": {"line": 5, "character": 0}}));
+    let diags = e
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+        });
+    let hint = diags["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "suggested-edit")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        hint["range"],
+        json!({"start": {"line": 4, "character": 0}, "end": {"line": 5, "character": 0}})
+    );
     e.client.shutdown();
 }

@@ -22,9 +22,18 @@ fn initialize_advertises_sync_actions_commands_and_version() {
     let caps = &init["capabilities"];
     assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
     assert_eq!(caps["textDocumentSync"]["openClose"], true);
-    assert_eq!(caps["codeActionProvider"]["codeActionKinds"], json!(["quickfix"]));
-    assert_eq!(caps["executeCommandProvider"]["commands"], json!(["copilot.ask", "copilot.clear"]));
-    assert_eq!(caps["positionEncoding"], "utf-16", "utf-16 when the client offers nothing");
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix"])
+    );
+    assert_eq!(
+        caps["executeCommandProvider"]["commands"],
+        json!(["copilot.ask", "copilot.clear"])
+    );
+    assert_eq!(
+        caps["positionEncoding"], "utf-16",
+        "utf-16 when the client offers nothing"
+    );
     assert_eq!(init["serverInfo"]["name"], "copilot-ls");
     assert_eq!(init["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
     let (status, _stderr, _log) = client.shutdown();
@@ -48,10 +57,17 @@ fn utf8_is_chosen_when_offered_and_utf16_otherwise() {
 fn unknown_methods_get_method_not_found_and_the_server_keeps_serving() {
     let ws = temp_workspace();
     let (mut client, _) = start(ws.path(), json!({}), Value::Null);
-    let error = client.request("copilot/doesNotExist", json!({})).unwrap_err();
+    let error = client
+        .request("copilot/doesNotExist", json!({}))
+        .unwrap_err();
     assert_eq!(error["code"], -32601);
     client.notify("copilot/someNotification", json!({}));
-    let error = client.request("textDocument/hover", json!({"textDocument": {"uri": "file:///x"}, "position": {"line": 0, "character": 0}})).unwrap_err();
+    let error = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": "file:///x"}, "position": {"line": 0, "character": 0}}),
+        )
+        .unwrap_err();
     assert_eq!(error["code"], -32601);
     let (status, _, _) = client.shutdown();
     assert!(status.success());
@@ -79,11 +95,16 @@ fn malformed_text_sync_is_logged_and_ignored_never_fatal() {
     }));
     // Garbage params for a notification and a request.
     client.notify("textDocument/didChange", json!({"nonsense": true}));
-    let error = client.request("textDocument/codeAction", json!({"bogus": 1})).unwrap_err();
+    let error = client
+        .request("textDocument/codeAction", json!({"bogus": 1}))
+        .unwrap_err();
     assert_eq!(error["code"], -32602);
     let (status, stderr, _) = client.shutdown();
     assert!(status.success(), "server survived: {stderr}");
-    assert!(stderr.contains("didChange ignored"), "the bad changes were logged: {stderr}");
+    assert!(
+        stderr.contains("didChange ignored"),
+        "the bad changes were logged: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
@@ -91,16 +112,27 @@ fn malformed_text_sync_is_logged_and_ignored_never_fatal() {
 fn an_ask_without_a_question_is_invalid_params() {
     let ws = temp_workspace();
     let (mut client, _) = start(ws.path(), json!({}), Value::Null);
-    for params in [json!({}), json!({"question": ""}), json!({"question": "   "}), json!({"question": 42})] {
+    for params in [
+        json!({}),
+        json!({"question": ""}),
+        json!({"question": "   "}),
+        json!({"question": 42}),
+    ] {
         let error = client.request("copilot/ask", params.clone()).unwrap_err();
         assert_eq!(error["code"], -32602, "{params}: {error}");
     }
     let error = client
-        .request("workspace/executeCommand", json!({"command": "copilot.ask", "arguments": [{"question": ""}]}))
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "copilot.ask", "arguments": [{"question": ""}]}),
+        )
         .unwrap_err();
     assert_eq!(error["code"], -32602);
     let error = client
-        .request("workspace/executeCommand", json!({"command": "copilot.nope", "arguments": []}))
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "copilot.nope", "arguments": []}),
+        )
         .unwrap_err();
     assert_eq!(error["code"], -32602);
     client.shutdown();
@@ -109,16 +141,32 @@ fn an_ask_without_a_question_is_invalid_params() {
 #[test]
 fn bad_configuration_is_reported_and_the_previous_value_kept() {
     let ws = temp_workspace();
-    let (mut client, _) = start(ws.path(), json!({}), json!({"provider": "gemini", "maxSteps": 3}));
-    let shown = client.notification("window/showMessage", |p| p["message"].as_str().unwrap_or("").contains("gemini"));
+    let (mut client, _) = start(
+        ws.path(),
+        json!({}),
+        json!({"provider": "gemini", "maxSteps": 3}),
+    );
+    let shown = client.notification("window/showMessage", |p| {
+        p["message"].as_str().unwrap_or("").contains("gemini")
+    });
     assert_eq!(shown["type"], 1, "an error message");
-    client.notify("workspace/didChangeConfiguration", json!({"settings": {"copilot": {"maxSteps": 0}}}));
-    let shown = client.notification("window/showMessage", |p| p["message"].as_str().unwrap_or("").contains("maxSteps"));
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"copilot": {"maxSteps": 0}}}),
+    );
+    let shown = client.notification("window/showMessage", |p| {
+        p["message"].as_str().unwrap_or("").contains("maxSteps")
+    });
     assert_eq!(shown["type"], 1);
     // Lua clients send `[]` for an empty table; the server takes it as `{}`.
     client.notify("workspace/didChangeConfiguration", json!({"settings": []}));
     // The provider stayed at its default (none, as no key is set): an ask still answers.
-    let result = client.request("copilot/ask", json!({"question": "where is the port configured?"})).unwrap();
+    let result = client
+        .request(
+            "copilot/ask",
+            json!({"question": "where is the port configured?"}),
+        )
+        .unwrap();
     assert_eq!(result["stopReason"], "no_provider");
     let (status, _, log) = client.shutdown();
     assert!(status.success());
@@ -127,7 +175,11 @@ fn bad_configuration_is_reported_and_the_previous_value_kept() {
         .filter(|m| m["method"] == "window/showMessage")
         .map(|m| m["params"]["message"].as_str().unwrap_or("").to_string())
         .collect();
-    assert_eq!(errors.len(), 2, "exactly the two bad values were reported: {errors:?}");
+    assert_eq!(
+        errors.len(),
+        2,
+        "exactly the two bad values were reported: {errors:?}"
+    );
 }
 
 #[test]
@@ -135,7 +187,10 @@ fn with_no_provider_an_ask_lists_the_most_relevant_places() {
     let ws = temp_workspace();
     let (mut client, _) = start(ws.path(), json!({}), Value::Null);
     let result = client
-        .request("copilot/ask", json!({"question": "How does the token bucket refill its tokens?"}))
+        .request(
+            "copilot/ask",
+            json!({"question": "How does the token bucket refill its tokens?"}),
+        )
         .unwrap();
     assert_eq!(result["stopReason"], "no_provider");
     let answer = result["answer"].as_str().unwrap();
@@ -144,7 +199,9 @@ fn with_no_provider_an_ask_lists_the_most_relevant_places() {
     assert!(!citations.is_empty(), "retrieval found places: {result:#}");
     assert_eq!(citations[0]["path"], "src/rate_limit.rs", "{result:#}");
     assert!(citations.iter().all(|c| c["verified"] == true));
-    assert!(result["conversationId"].as_str().is_some_and(|id| !id.is_empty()));
+    assert!(result["conversationId"]
+        .as_str()
+        .is_some_and(|id| !id.is_empty()));
     client.shutdown();
 }
 

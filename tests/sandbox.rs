@@ -33,12 +33,25 @@ fn layout() -> (tempfile::TempDir, Workspace) {
     let outside = base_path.join("outside");
     let root = base_path.join("repo");
     write(&outside.join("canary.txt"), &format!("{CANARY}\n"));
-    write(&base_path.join("repo-backup/canary.txt"), &format!("{CANARY}\n"));
+    write(
+        &base_path.join("repo-backup/canary.txt"),
+        &format!("{CANARY}\n"),
+    );
     write(&root.join("src/lib.rs"), "pub fn visible() {}\n");
-    for secret in [".env", ".env.production", "certs/server.pem", "tls.key", "id_rsa", "keys/id_ed25519.pub"] {
+    for secret in [
+        ".env",
+        ".env.production",
+        "certs/server.pem",
+        "tls.key",
+        "id_rsa",
+        "keys/id_ed25519.pub",
+    ] {
         write(&root.join(secret), &format!("{CANARY} secret\n"));
     }
-    write(&root.join(".git/config"), &format!("[remote] url = {CANARY}\n"));
+    write(
+        &root.join(".git/config"),
+        &format!("[remote] url = {CANARY}\n"),
+    );
     write(&root.join(".git/HEAD"), "ref: refs/heads/main\n");
     symlink(&outside, root.join("link_out")).unwrap();
     symlink(outside.join("canary.txt"), root.join("link_canary.txt")).unwrap();
@@ -79,60 +92,228 @@ fn adversarial_paths_are_refused_and_the_canary_never_leaks() {
     let abs = |p: &str| base.join(p).to_string_lossy().into_owned();
     use Expect::*;
     let cases: Vec<(&str, serde_json::Value, Expect)> = vec![
-        ("read_file", json!({"path": "../outside/canary.txt"}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": abs("outside/canary.txt")}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": abs("repo-backup/canary.txt")}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": "src/../../outside/canary.txt"}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": "./././../repo-backup/canary.txt"}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": "/etc/passwd"}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": "../../../../../../../../etc/passwd"}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": "link_canary.txt"}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": "link_out/canary.txt"}), Error("path is outside the workspace")),
-        ("read_file", json!({"path": "src/lib.rs\u{0}../../outside/canary.txt"}), Error("NUL")),
+        (
+            "read_file",
+            json!({"path": "../outside/canary.txt"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": abs("outside/canary.txt")}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": abs("repo-backup/canary.txt")}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": "src/../../outside/canary.txt"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": "./././../repo-backup/canary.txt"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": "/etc/passwd"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": "../../../../../../../../etc/passwd"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": "link_canary.txt"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": "link_out/canary.txt"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_file",
+            json!({"path": "src/lib.rs\u{0}../../outside/canary.txt"}),
+            Error("NUL"),
+        ),
         ("read_file", json!({"path": ".env"}), Error("secret files")),
-        ("read_file", json!({"path": ".env.production"}), Error("secret files")),
-        ("read_file", json!({"path": "certs/server.pem"}), Error("secret files")),
-        ("read_file", json!({"path": "tls.key"}), Error("secret files")),
-        ("read_file", json!({"path": "id_rsa"}), Error("secret files")),
-        ("read_file", json!({"path": "keys/id_ed25519.pub"}), Error("secret files")),
-        ("read_file", json!({"path": ".git/config"}), Error(".git internals")),
-        ("read_file", json!({"path": "src/../.git/HEAD"}), Error(".git internals")),
-        ("read_file", json!({"path": "git_config_link"}), Error(".git internals")),
-        ("read_file", json!({"path": "innocent.txt"}), Error("secret files")),
-        ("read_file", json!({"path": abs("repo/src/lib.rs")}), Contains("unsaved")),
-        ("read_file", json!({"path": "lib_link.rs"}), Contains("visible")),
-        ("read_open_buffer", json!({"path": "../outside/canary.txt"}), Error("path is outside the workspace")),
-        ("read_open_buffer", json!({"path": abs("outside/canary.txt")}), Error("path is outside the workspace")),
-        ("list_directory", json!({"path": "../outside"}), Error("path is outside the workspace")),
-        ("list_directory", json!({"path": "link_out"}), Error("path is outside the workspace")),
-        ("list_directory", json!({"path": ".git"}), Error(".git internals")),
-        ("list_directory", json!({"path": abs("repo-backup")}), Error("path is outside the workspace")),
+        (
+            "read_file",
+            json!({"path": ".env.production"}),
+            Error("secret files"),
+        ),
+        (
+            "read_file",
+            json!({"path": "certs/server.pem"}),
+            Error("secret files"),
+        ),
+        (
+            "read_file",
+            json!({"path": "tls.key"}),
+            Error("secret files"),
+        ),
+        (
+            "read_file",
+            json!({"path": "id_rsa"}),
+            Error("secret files"),
+        ),
+        (
+            "read_file",
+            json!({"path": "keys/id_ed25519.pub"}),
+            Error("secret files"),
+        ),
+        (
+            "read_file",
+            json!({"path": ".git/config"}),
+            Error(".git internals"),
+        ),
+        (
+            "read_file",
+            json!({"path": "src/../.git/HEAD"}),
+            Error(".git internals"),
+        ),
+        (
+            "read_file",
+            json!({"path": "git_config_link"}),
+            Error(".git internals"),
+        ),
+        (
+            "read_file",
+            json!({"path": "innocent.txt"}),
+            Error("secret files"),
+        ),
+        (
+            "read_file",
+            json!({"path": abs("repo/src/lib.rs")}),
+            Contains("unsaved"),
+        ),
+        (
+            "read_file",
+            json!({"path": "lib_link.rs"}),
+            Contains("visible"),
+        ),
+        (
+            "read_open_buffer",
+            json!({"path": "../outside/canary.txt"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "read_open_buffer",
+            json!({"path": abs("outside/canary.txt")}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "list_directory",
+            json!({"path": "../outside"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "list_directory",
+            json!({"path": "link_out"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "list_directory",
+            json!({"path": ".git"}),
+            Error(".git internals"),
+        ),
+        (
+            "list_directory",
+            json!({"path": abs("repo-backup")}),
+            Error("path is outside the workspace"),
+        ),
         ("list_directory", json!({}), Lacks("link_out")),
         ("list_directory", json!({}), Lacks(".env")),
         ("list_directory", json!({}), Lacks(".git")),
         ("list_directory", json!({}), Lacks("id_rsa")),
         ("list_directory", json!({}), Contains("src/")),
-        ("search_code", json!({"pattern": "CANARY"}), Contains("no matches")),
-        ("search_code", json!({"pattern": "canary", "path": "link_out"}), Error("path is outside the workspace")),
-        ("search_code", json!({"pattern": "canary", "path": "../outside"}), Error("path is outside the workspace")),
-        ("search_code", json!({"pattern": "remote", "path": ".git"}), Error(".git internals")),
-        ("search_code", json!({"pattern": "secret", "path": ".env"}), Error("secret files")),
-        ("search_code", json!({"pattern": "C.N.RY", "regex": true}), Contains("no matches")),
-        ("search_code", json!({"pattern": "unsaved"}), Contains("src/lib.rs:2: pub fn unsaved() {}")),
+        (
+            "search_code",
+            json!({"pattern": "CANARY"}),
+            Contains("no matches"),
+        ),
+        (
+            "search_code",
+            json!({"pattern": "canary", "path": "link_out"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "search_code",
+            json!({"pattern": "canary", "path": "../outside"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "search_code",
+            json!({"pattern": "remote", "path": ".git"}),
+            Error(".git internals"),
+        ),
+        (
+            "search_code",
+            json!({"pattern": "secret", "path": ".env"}),
+            Error("secret files"),
+        ),
+        (
+            "search_code",
+            json!({"pattern": "C.N.RY", "regex": true}),
+            Contains("no matches"),
+        ),
+        (
+            "search_code",
+            json!({"pattern": "unsaved"}),
+            Contains("src/lib.rs:2: pub fn unsaved() {}"),
+        ),
         ("find_files", json!({"pattern": "**/*"}), Lacks("canary")),
         ("find_files", json!({"pattern": "**/*"}), Lacks(".env")),
         ("find_files", json!({"pattern": "**/*"}), Lacks(".git/")),
         ("find_files", json!({"pattern": "**/*"}), Lacks("id_rsa")),
         ("find_files", json!({"pattern": "../**"}), Lacks("canary")),
-        ("find_files", json!({"pattern": "**/*.txt"}), Lacks("link_canary")),
+        (
+            "find_files",
+            json!({"pattern": "**/*.txt"}),
+            Lacks("link_canary"),
+        ),
         ("list_open_buffers", json!({}), Lacks("canary")),
-        ("list_open_buffers", json!({}), Contains("src/lib.rs\trust\tversion 3\tmodified")),
-        ("propose_edit", json!({"path": "../outside/new.txt", "old_text": "", "new_text": "x"}), Error("path is outside the workspace")),
-        ("propose_edit", json!({"path": "link_out/new.txt", "old_text": "", "new_text": "x"}), Error("path is outside the workspace")),
-        ("propose_edit", json!({"path": "link_canary.txt", "old_text": CANARY, "new_text": "x"}), Error("path is outside the workspace")),
-        ("propose_edit", json!({"path": ".git/hooks/pre-commit", "old_text": "", "new_text": "x"}), Error(".git internals")),
-        ("propose_edit", json!({"path": "new/../../outside/x.txt", "old_text": "", "new_text": "x"}), Error("path is outside the workspace")),
-        ("propose_edit", json!({"path": ".env", "old_text": "", "new_text": "x"}), Error("secret files")),
+        (
+            "list_open_buffers",
+            json!({}),
+            Contains("src/lib.rs\trust\tversion 3\tmodified"),
+        ),
+        (
+            "propose_edit",
+            json!({"path": "../outside/new.txt", "old_text": "", "new_text": "x"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "propose_edit",
+            json!({"path": "link_out/new.txt", "old_text": "", "new_text": "x"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "propose_edit",
+            json!({"path": "link_canary.txt", "old_text": CANARY, "new_text": "x"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "propose_edit",
+            json!({"path": ".git/hooks/pre-commit", "old_text": "", "new_text": "x"}),
+            Error(".git internals"),
+        ),
+        (
+            "propose_edit",
+            json!({"path": "new/../../outside/x.txt", "old_text": "", "new_text": "x"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "propose_edit",
+            json!({"path": ".env", "old_text": "", "new_text": "x"}),
+            Error("secret files"),
+        ),
     ];
     assert!(cases.len() >= 25);
     let mut failures = Vec::new();
@@ -148,14 +329,38 @@ fn adversarial_paths_are_refused_and_the_canary_never_leaks() {
             failures.push(format!("case {index}: {tool} {args} -> {text:?}"));
         }
     }
-    assert!(failures.is_empty(), "sandbox failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "sandbox failures:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn outside_paths_are_reported_as_outside_even_when_they_do_not_exist() {
     let (_base, workspace) = layout();
-    let output = tools::run("read_file", &json!({"path": "../no/such/file"}).to_string(), &workspace);
-    assert!(output.text.starts_with("Error: path is outside the workspace: ../no/such/file"), "{}", output.text);
-    let output = tools::run("read_file", &json!({"path": "src/nope.rs"}).to_string(), &workspace);
-    assert!(output.text.starts_with("Error: no such file or directory: src/nope.rs"), "{}", output.text);
+    let output = tools::run(
+        "read_file",
+        &json!({"path": "../no/such/file"}).to_string(),
+        &workspace,
+    );
+    assert!(
+        output
+            .text
+            .starts_with("Error: path is outside the workspace: ../no/such/file"),
+        "{}",
+        output.text
+    );
+    let output = tools::run(
+        "read_file",
+        &json!({"path": "src/nope.rs"}).to_string(),
+        &workspace,
+    );
+    assert!(
+        output
+            .text
+            .starts_with("Error: no such file or directory: src/nope.rs"),
+        "{}",
+        output.text
+    );
 }

@@ -71,8 +71,8 @@ impl Stats {
 fn document(size: usize) -> String {
     let mut rng = fastrand::Rng::with_seed(7);
     let words = [
-        "config", "request", "handler", "buffer", "token", "session", "index", "cache",
-        "result", "value", "state", "reader", "parser", "symbol", "range", "offset",
+        "config", "request", "handler", "buffer", "token", "session", "index", "cache", "result",
+        "value", "state", "reader", "parser", "symbol", "range", "offset",
     ];
     let extras = ["😀", "漢字", "café", "→", "🚀"];
     let mut out = String::with_capacity(size + 200);
@@ -127,7 +127,11 @@ fn edit_script(doc: &str) -> Vec<Edit> {
             cursor = rng.usize(0..=rope.len_chars());
         }
         // Never split a CRLF pair: the editor cannot put a cursor there.
-        if cursor > 0 && cursor < rope.len_chars() && rope.char(cursor - 1) == '\r' && rope.char(cursor) == '\n' {
+        if cursor > 0
+            && cursor < rope.len_chars()
+            && rope.char(cursor - 1) == '\r'
+            && rope.char(cursor) == '\n'
+        {
             cursor -= 1;
         }
         let roll = rng.u8(0..100);
@@ -136,17 +140,22 @@ fn edit_script(doc: &str) -> Vec<Edit> {
         } else if roll < 70 {
             (cursor, cursor, "\r\n".to_string())
         } else if roll < 73 {
-            (cursor, cursor, ["😀", "漢", "é", "🚀"][rng.usize(0..4)].to_string())
+            (
+                cursor,
+                cursor,
+                ["😀", "漢", "é", "🚀"][rng.usize(0..4)].to_string(),
+            )
         } else if roll < 90 {
             if cursor == 0 {
                 continue;
             }
             // Backspace deletes a whole CRLF.
-            let back = if cursor >= 2 && rope.char(cursor - 1) == '\n' && rope.char(cursor - 2) == '\r' {
-                2
-            } else {
-                1
-            };
+            let back =
+                if cursor >= 2 && rope.char(cursor - 1) == '\n' && rope.char(cursor - 2) == '\r' {
+                    2
+                } else {
+                    1
+                };
             (cursor - back, cursor, String::new())
         } else {
             // Replace the next few chars (not across a line break) with an identifier.
@@ -185,7 +194,8 @@ fn measure_direct(doc: &str, script: &[Edit]) -> Stats {
     let expected = {
         let mut rope = ropey::Rope::from_str(doc);
         for edit in script {
-            let start = text::char_index(&rope, edit.range.start, PositionEncoding::Utf16).unwrap_or(0);
+            let start =
+                text::char_index(&rope, edit.range.start, PositionEncoding::Utf16).unwrap_or(0);
             let end = text::char_index(&rope, edit.range.end, PositionEncoding::Utf16).unwrap_or(0);
             rope.remove(start..end);
             rope.insert(start, &edit.text);
@@ -198,7 +208,12 @@ fn measure_direct(doc: &str, script: &[Edit]) -> Stats {
         store.open(URI, "rust", 1, doc);
         let changes: Vec<[TextChange; 1]> = script
             .iter()
-            .map(|edit| [TextChange { range: Some(edit.range), text: edit.text.clone() }])
+            .map(|edit| {
+                [TextChange {
+                    range: Some(edit.range),
+                    text: edit.text.clone(),
+                }]
+            })
             .collect();
         let mut samples = Vec::with_capacity(script.len());
         let started = Instant::now();
@@ -210,7 +225,10 @@ fn measure_direct(doc: &str, script: &[Edit]) -> Stats {
         }
         let total = started.elapsed();
         let after = store.get(URI).expect("document is open").rope;
-        assert!(after == expected, "the store's text differs from the script's shadow copy");
+        assert!(
+            after == expected,
+            "the store's text differs from the script's shadow copy"
+        );
         runs.push(Stats::of(samples, total));
     }
     Stats::median_run(runs)
@@ -233,17 +251,23 @@ fn measure_lsp(doc: &str, script: &[Edit]) -> Stats {
 
         let mut frames = Vec::with_capacity(script.len() * 256);
         for (i, edit) in script.iter().enumerate() {
-            frame(&mut frames, &json!({
-                "jsonrpc": "2.0", "method": "textDocument/didChange",
-                "params": {
-                    "textDocument": {"uri": URI, "version": i + 2},
-                    "contentChanges": [{"range": range_json(edit.range), "text": edit.text}]
-                }
-            }));
+            frame(
+                &mut frames,
+                &json!({
+                    "jsonrpc": "2.0", "method": "textDocument/didChange",
+                    "params": {
+                        "textDocument": {"uri": URI, "version": i + 2},
+                        "contentChanges": [{"range": range_json(edit.range), "text": edit.text}]
+                    }
+                }),
+            );
         }
-        frame(&mut frames, &json!({
-            "jsonrpc": "2.0", "id": 3, "method": "textDocument/codeAction", "params": code_action_params()
-        }));
+        frame(
+            &mut frames,
+            &json!({
+                "jsonrpc": "2.0", "id": 3, "method": "textDocument/codeAction", "params": code_action_params()
+            }),
+        );
         let started = Instant::now();
         // A writer thread: the server may write while we write, and pipes are bounded.
         let mut stdin = server.stdin.take().expect("stdin");
@@ -307,7 +331,11 @@ impl Server {
             child,
         };
         let root_uri = text::file_uri(root);
-        server.request(1, "initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": {}}));
+        server.request(
+            1,
+            "initialize",
+            json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+        );
         server.send(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
         server
     }
@@ -341,7 +369,10 @@ impl Server {
                 continue;
             }
             if message.get("id").and_then(Value::as_u64) == Some(id) {
-                assert!(message.get("error").is_none(), "request {id} failed: {message}");
+                assert!(
+                    message.get("error").is_none(),
+                    "request {id} failed: {message}"
+                );
                 return;
             }
         }
@@ -381,7 +412,10 @@ fn report(results: &[(&str, usize, Stats, Option<Stats>)]) {
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (label, bytes, direct, lsp) in results {
         let (lsp_per, lsp_total) = match lsp {
-            Some(s) => (micros(s.mean_ns), format!("{:.0} ms", s.total.as_secs_f64() * 1e3)),
+            Some(s) => (
+                micros(s.mean_ns),
+                format!("{:.0} ms", s.total.as_secs_f64() * 1e3),
+            ),
             None => ("-".into(), "-".into()),
         };
         println!(
@@ -400,8 +434,12 @@ fn report(results: &[(&str, usize, Stats, Option<Stats>)]) {
         _ => None,
     };
     println!();
-    println!("ratio 10 MB / 10 KB: in-process median {ratio_median:.2}x, mean {ratio_mean:.2}x{}",
-        ratio_lsp.map(|r| format!(", LSP end-to-end {r:.2}x")).unwrap_or_default());
+    println!(
+        "ratio 10 MB / 10 KB: in-process median {ratio_median:.2}x, mean {ratio_mean:.2}x{}",
+        ratio_lsp
+            .map(|r| format!(", LSP end-to-end {r:.2}x"))
+            .unwrap_or_default()
+    );
     println!("target: <= 1.5x");
 
     if let Some(path) = std::env::var_os("BENCH_JSON") {
@@ -421,7 +459,8 @@ fn report(results: &[(&str, usize, Stats, Option<Stats>)]) {
             "edits": EDITS, "runs": RUNS, "lsp_runs": LSP_RUNS, "rows": rows,
             "ratio_median": ratio_median, "ratio_mean": ratio_mean, "ratio_lsp": ratio_lsp,
         });
-        std::fs::write(path, serde_json::to_vec_pretty(&out).expect("json")).expect("write BENCH_JSON");
+        std::fs::write(path, serde_json::to_vec_pretty(&out).expect("json"))
+            .expect("write BENCH_JSON");
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use ropey::Rope;
 
-use crate::text::{self, PositionEncoding, Pos, Span};
+use crate::text::{self, Pos, PositionEncoding, Span};
 use crate::tools::answer;
 use crate::tools::workspace::read_disk_text;
 use crate::tools::Workspace;
@@ -150,7 +150,8 @@ fn shown_line_count(rope: &Rope) -> usize {
 /// Finds `path:line` and `path:line-line` mentions. The path is the run of path
 /// characters before the colon; backticks, brackets and parentheses end it.
 pub fn mentions(text: &str) -> Vec<CitedLines> {
-    let is_path_char = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@' | '~');
+    let is_path_char =
+        |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@' | '~');
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut found = Vec::new();
     for (i, &(byte, c)) in chars.iter().enumerate() {
@@ -171,12 +172,18 @@ pub fn mentions(text: &str) -> Vec<CitedLines> {
         }
         let rest = &text[byte + 1..];
         let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        let Ok(line) = digits.parse::<usize>() else { continue };
+        let Ok(line) = digits.parse::<usize>() else {
+            continue;
+        };
         let after = &rest[digits.len()..];
         let end_line = after
             .strip_prefix('-')
             .or_else(|| after.strip_prefix('–'))
-            .map(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>())
+            .map(|r| {
+                r.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
             .and_then(|d| d.parse::<usize>().ok())
             .filter(|&e| e >= line)
             .unwrap_or(line);
@@ -199,8 +206,20 @@ mod tests {
 
     #[test]
     fn finds_single_lines_and_ranges_in_prose_and_code_spans() {
-        let found = mentions("See `src/rate_limit.rs:26-34` and (src/config.rs:12), also http://host:8080 and a:b.");
-        let shown: Vec<_> = found.iter().map(|c| format!("{}:{}-{}", c.path, c.line, c.end_line)).collect();
-        assert_eq!(shown, vec!["src/rate_limit.rs:26-34", "src/config.rs:12-12", "//host:8080-8080"]);
+        let found = mentions(
+            "See `src/rate_limit.rs:26-34` and (src/config.rs:12), also http://host:8080 and a:b.",
+        );
+        let shown: Vec<_> = found
+            .iter()
+            .map(|c| format!("{}:{}-{}", c.path, c.line, c.end_line))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                "src/rate_limit.rs:26-34",
+                "src/config.rs:12-12",
+                "//host:8080-8080"
+            ]
+        );
     }
 }

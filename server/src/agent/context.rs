@@ -19,7 +19,11 @@ pub fn first_message(input: &AskInput) -> String {
             )),
             None => message.push_str(&format!("The user is looking at {}.", focus.path)),
         }
-        if let Some(selected) = focus.selected_text.as_deref().filter(|s| !s.trim().is_empty()) {
+        if let Some(selected) = focus
+            .selected_text
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+        {
             message.push_str("\nSelected text:\n```\n");
             message.push_str(cut(selected, SELECTION_BUDGET_BYTES));
             message.push_str("\n```");
@@ -28,7 +32,13 @@ pub fn first_message(input: &AskInput) -> String {
     let mut budget = CONTEXT_BUDGET_BYTES;
     let mut chunks = String::new();
     for hit in &input.context {
-        let block = format!("\n{}:{}-{}\n```\n{}\n```\n", hit.path, hit.start_line, hit.end_line, hit.text.trim_end());
+        let block = format!(
+            "\n{}:{}-{}\n```\n{}\n```\n",
+            hit.path,
+            hit.start_line,
+            hit.end_line,
+            hit.text.trim_end()
+        );
         if block.len() > budget {
             continue;
         }

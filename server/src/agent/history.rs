@@ -7,13 +7,19 @@ use crate::providers::Message;
 /// What a follow-up carries from earlier asks, at most.
 pub const MAX_HISTORY_BYTES: usize = 64 * 1024;
 
-const DROPPED: &str = "(result dropped to keep the conversation short; call the tool again if needed)";
+const DROPPED: &str =
+    "(result dropped to keep the conversation short; call the tool again if needed)";
 
 fn size(message: &Message) -> usize {
     match message {
         Message::User(text) => text.len(),
         Message::Assistant(turn) => {
-            turn.text.len() + turn.tool_calls.iter().map(|c| c.name.len() + c.arguments.len()).sum::<usize>()
+            turn.text.len()
+                + turn
+                    .tool_calls
+                    .iter()
+                    .map(|c| c.name.len() + c.arguments.len())
+                    .sum::<usize>()
         }
         Message::ToolResults(results) => results.iter().map(|r| r.content.len()).sum(),
     }
@@ -62,7 +68,11 @@ mod tests {
             Message::User(question.to_string()),
             Message::Assistant(AssistantTurn {
                 text: String::new(),
-                tool_calls: vec![ToolCall { id: "c".into(), name: "read_file".into(), arguments: "{}".into() }],
+                tool_calls: vec![ToolCall {
+                    id: "c".into(),
+                    name: "read_file".into(),
+                    arguments: "{}".into(),
+                }],
             }),
             Message::ToolResults(vec![ToolResult {
                 call_id: "c".into(),
@@ -70,7 +80,10 @@ mod tests {
                 content: "x".repeat(result_size),
                 is_error: false,
             }]),
-            Message::Assistant(AssistantTurn { text: format!("answer to {question}"), tool_calls: vec![] }),
+            Message::Assistant(AssistantTurn {
+                text: format!("answer to {question}"),
+                tool_calls: vec![],
+            }),
         ]
     }
 

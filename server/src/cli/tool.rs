@@ -13,7 +13,10 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>) -> ExitCode 
     let sandbox = match Sandbox::new(&root) {
         Ok(sandbox) => sandbox,
         Err(error) => {
-            eprintln!("copilot-ls: cannot use {} as the workspace: {error}", root.display());
+            eprintln!(
+                "copilot-ls: cannot use {} as the workspace: {error}",
+                root.display()
+            );
             return ExitCode::from(2);
         }
     };

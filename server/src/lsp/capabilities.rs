@@ -2,8 +2,9 @@
 
 use tower_lsp_server::lsp_types::{
     ClientCapabilities, CodeActionKind, CodeActionOptions, CodeActionProviderCapability,
-    ExecuteCommandOptions, PositionEncodingKind, ResourceOperationKind, ServerCapabilities, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, WorkDoneProgressOptions,
+    ExecuteCommandOptions, PositionEncodingKind, ResourceOperationKind, ServerCapabilities,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    WorkDoneProgressOptions,
 };
 
 use super::convert::EditSupport;
@@ -19,7 +20,9 @@ pub fn negotiate_encoding(capabilities: &ClientCapabilities) -> PositionEncoding
         .as_ref()
         .and_then(|general| general.position_encodings.as_ref());
     match offered {
-        Some(encodings) if encodings.contains(&PositionEncodingKind::UTF8) => PositionEncoding::Utf8,
+        Some(encodings) if encodings.contains(&PositionEncodingKind::UTF8) => {
+            PositionEncoding::Utf8
+        }
         _ => PositionEncoding::Utf16,
     }
 }
@@ -30,7 +33,9 @@ pub fn edit_support(capabilities: &ClientCapabilities) -> EditSupport {
         .as_ref()
         .and_then(|w| w.workspace_edit.as_ref());
     EditSupport {
-        document_changes: workspace_edit.and_then(|w| w.document_changes).unwrap_or(false),
+        document_changes: workspace_edit
+            .and_then(|w| w.document_changes)
+            .unwrap_or(false),
         change_annotations: workspace_edit
             .and_then(|w| w.change_annotation_support.as_ref())
             .is_some(),
@@ -54,11 +59,13 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
             PositionEncoding::Utf8 => PositionEncodingKind::UTF8,
             PositionEncoding::Utf16 => PositionEncodingKind::UTF16,
         }),
-        text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
-            open_close: Some(true),
-            change: Some(TextDocumentSyncKind::INCREMENTAL),
-            ..TextDocumentSyncOptions::default()
-        })),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
             work_done_progress_options: WorkDoneProgressOptions::default(),

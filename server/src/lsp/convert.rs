@@ -14,7 +14,7 @@ use tower_lsp_server::lsp_types::{
 use super::wire;
 use crate::agent::AgentOutcome;
 use crate::session::{DiagnosticSpec, EditorSurface, Placement, Severity};
-use crate::text::{PositionEncoding, Pos, Span};
+use crate::text::{Pos, PositionEncoding, Span};
 use crate::tools::{ProposedEdit, Workspace};
 
 /// What the client can take in a `WorkspaceEdit`, from its capabilities.

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::lsp_types::{
-    CodeActionParams, CodeActionResponse, DidChangeConfigurationParams, DidChangeTextDocumentParams,
-    DidCloseTextDocumentParams, DidOpenTextDocumentParams, ExecuteCommandParams, InitializeParams,
-    InitializeResult, InitializedParams, LSPAny,
+    CodeActionParams, CodeActionResponse, DidChangeConfigurationParams,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    ExecuteCommandParams, InitializeParams, InitializeResult, InitializedParams, LSPAny,
 };
 use tower_lsp_server::{Client, LanguageServer};
 

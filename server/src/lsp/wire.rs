@@ -1,7 +1,9 @@
 //! The `copilot/ask` wire types (PROTOCOL.md section 3), serde at the edge.
 
 use serde::{Deserialize, Serialize};
-use tower_lsp_server::lsp_types::{ProgressToken, Range, TextDocumentIdentifier, Uri, WorkspaceEdit};
+use tower_lsp_server::lsp_types::{
+    ProgressToken, Range, TextDocumentIdentifier, Uri, WorkspaceEdit,
+};
 
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]

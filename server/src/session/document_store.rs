@@ -34,7 +34,11 @@ pub enum ChangeError {
     #[error("no open document {0}")]
     UnknownDocument(String),
     #[error("change {index} of {uri} has a range past the end of the document ({range:?}); ignored the whole notification")]
-    RangePastEnd { uri: String, index: usize, range: Span },
+    RangePastEnd {
+        uri: String,
+        index: usize,
+        range: Span,
+    },
     #[error("change {index} of {uri} has a range whose end is before its start; ignored the whole notification")]
     InvertedRange { uri: String, index: usize },
 }
@@ -46,8 +50,8 @@ pub struct DocumentStore {
 
 impl DocumentStore {
     pub fn open(&self, uri: &str, language_id: &str, version: i32, text: &str) {
-        let path = text::path_from_file_uri(uri)
-            .map(|path| std::fs::canonicalize(&path).unwrap_or(path));
+        let path =
+            text::path_from_file_uri(uri).map(|path| std::fs::canonicalize(&path).unwrap_or(path));
         self.documents.insert(
             uri.to_string(),
             Document {
@@ -84,7 +88,8 @@ impl DocumentStore {
                         index,
                         range,
                     };
-                    let start = text::char_index(&rope, range.start, encoding).ok_or_else(past_end)?;
+                    let start =
+                        text::char_index(&rope, range.start, encoding).ok_or_else(past_end)?;
                     let end = text::char_index(&rope, range.end, encoding).ok_or_else(past_end)?;
                     if end < start {
                         return Err(ChangeError::InvertedRange {
@@ -138,26 +143,50 @@ mod tests {
     use crate::text::Pos;
 
     fn span(a: (u32, u32), b: (u32, u32)) -> Option<Span> {
-        Some(Span { start: Pos::new(a.0, a.1), end: Pos::new(b.0, b.1) })
+        Some(Span {
+            start: Pos::new(a.0, a.1),
+            end: Pos::new(b.0, b.1),
+        })
     }
 
     #[test]
     fn applies_many_changes_in_order_with_crlf_and_both_encodings() {
         let store = DocumentStore::default();
-        store.open("file:///x/a.txt", "plaintext", 1, "héllo 😀 wörld\r\n漢字\r\n");
+        store.open(
+            "file:///x/a.txt",
+            "plaintext",
+            1,
+            "héllo 😀 wörld\r\n漢字\r\n",
+        );
         // UTF-16: 😀 is 2 units. Replace "wörld" (col 9..14) then append to line 1.
         let changes = vec![
-            TextChange { range: span((0, 9), (0, 14)), text: "there".into() },
-            TextChange { range: span((1, 2), (1, 2)), text: "!".into() },
+            TextChange {
+                range: span((0, 9), (0, 14)),
+                text: "there".into(),
+            },
+            TextChange {
+                range: span((1, 2), (1, 2)),
+                text: "!".into(),
+            },
         ];
-        store.change("file:///x/a.txt", 2, &changes, PositionEncoding::Utf16).unwrap();
+        store
+            .change("file:///x/a.txt", 2, &changes, PositionEncoding::Utf16)
+            .unwrap();
         let doc = store.get("file:///x/a.txt").unwrap();
         assert_eq!(doc.rope.to_string(), "héllo 😀 there\r\n漢字!\r\n");
         assert_eq!(doc.version, 2);
         // UTF-8: é is 2 bytes, 😀 4: "there" starts at byte 12.
-        let utf8 = vec![TextChange { range: span((0, 12), (0, 17)), text: "you".into() }];
-        store.change("file:///x/a.txt", 3, &utf8, PositionEncoding::Utf8).unwrap();
-        assert_eq!(store.get("file:///x/a.txt").unwrap().rope.to_string(), "héllo 😀 you\r\n漢字!\r\n");
+        let utf8 = vec![TextChange {
+            range: span((0, 12), (0, 17)),
+            text: "you".into(),
+        }];
+        store
+            .change("file:///x/a.txt", 3, &utf8, PositionEncoding::Utf8)
+            .unwrap();
+        assert_eq!(
+            store.get("file:///x/a.txt").unwrap().rope.to_string(),
+            "héllo 😀 you\r\n漢字!\r\n"
+        );
     }
 
     #[test]
@@ -165,11 +194,20 @@ mod tests {
         let store = DocumentStore::default();
         store.open("file:///x/b.txt", "plaintext", 1, "one\ntwo\n");
         let changes = vec![
-            TextChange { range: span((0, 0), (0, 3)), text: "ONE".into() },
-            TextChange { range: span((7, 0), (7, 1)), text: "x".into() },
+            TextChange {
+                range: span((0, 0), (0, 3)),
+                text: "ONE".into(),
+            },
+            TextChange {
+                range: span((7, 0), (7, 1)),
+                text: "x".into(),
+            },
         ];
         let err = store.change("file:///x/b.txt", 2, &changes, PositionEncoding::Utf16);
-        assert!(matches!(err, Err(ChangeError::RangePastEnd { index: 1, .. })));
+        assert!(matches!(
+            err,
+            Err(ChangeError::RangePastEnd { index: 1, .. })
+        ));
         let doc = store.get("file:///x/b.txt").unwrap();
         assert_eq!(doc.rope.to_string(), "one\ntwo\n");
         assert_eq!(doc.version, 1);

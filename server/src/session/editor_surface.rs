@@ -108,11 +108,17 @@ impl EditorSurface {
     }
 
     pub fn has_edits_for(&self, uri: &str) -> bool {
-        self.edits.iter().any(|e| e.uri == uri || e.offered_in == uri)
+        self.edits
+            .iter()
+            .any(|e| e.uri == uri || e.offered_in == uri)
     }
 
     /// Where an edit applies in the current text, retiring it for good once applied.
-    fn place(record: &mut EditRecord, workspace: &Workspace, encoding: PositionEncoding) -> Placement {
+    fn place(
+        record: &mut EditRecord,
+        workspace: &Workspace,
+        encoding: PositionEncoding,
+    ) -> Placement {
         if record.retired {
             return Placement::Withdrawn;
         }
@@ -188,7 +194,12 @@ impl EditorSurface {
     }
 
     /// Every live edit with its placement (for the ask result).
-    pub fn placement_of(&mut self, id: &str, workspace: &Workspace, encoding: PositionEncoding) -> Option<Placement> {
+    pub fn placement_of(
+        &mut self,
+        id: &str,
+        workspace: &Workspace,
+        encoding: PositionEncoding,
+    ) -> Option<Placement> {
         let record = self.edits.iter_mut().find(|r| r.id == id)?;
         Some(Self::place(record, workspace, encoding))
     }
@@ -209,13 +220,16 @@ impl EditorSurface {
                 .note
                 .clone()
                 .unwrap_or_else(|| format!("Cited for: {}", self.question));
-            by_uri.entry(citation.uri.clone()).or_default().push(DiagnosticSpec {
-                span: citation.span,
-                severity: Severity::Information,
-                code: "citation",
-                message,
-                edit_id: None,
-            });
+            by_uri
+                .entry(citation.uri.clone())
+                .or_default()
+                .push(DiagnosticSpec {
+                    span: citation.span,
+                    severity: Severity::Information,
+                    code: "citation",
+                    message,
+                    edit_id: None,
+                });
         }
         for record in self.edits.iter_mut() {
             let span = match Self::place(record, workspace, encoding) {

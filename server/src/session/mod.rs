@@ -115,7 +115,10 @@ impl Session {
     }
 
     fn next_id(&self, prefix: &str) -> String {
-        format!("{prefix}-{}", self.counter.fetch_add(1, Ordering::Relaxed) + 1)
+        format!(
+            "{prefix}-{}",
+            self.counter.fetch_add(1, Ordering::Relaxed) + 1
+        )
     }
 
     /// Runs one ask to completion. Dropping the returned future cancels it: the provider
@@ -127,7 +130,9 @@ impl Session {
     ) -> Result<AskOutcome, AskError> {
         let question = request.question.trim().to_string();
         if question.is_empty() {
-            return Err(AskError::InvalidParams("question must be a non-empty string".into()));
+            return Err(AskError::InvalidParams(
+                "question must be a non-empty string".into(),
+            ));
         }
         let workspace = self
             .workspace()
@@ -199,7 +204,11 @@ impl Session {
             Some(doc) => doc.path.clone()?,
             None => text::path_from_file_uri(request.document_uri.as_deref()?)?,
         };
-        let relative = workspace.sandbox.resolve_allow_missing(&path.to_string_lossy()).ok()?.relative;
+        let relative = workspace
+            .sandbox
+            .resolve_allow_missing(&path.to_string_lossy())
+            .ok()?
+            .relative;
         let mut focus = Focus {
             path: relative,
             lines: None,
@@ -233,7 +242,9 @@ impl Session {
                 .get_or_insert_with(|| RetrievalIndex::build(&workspace.sandbox));
             for doc in documents {
                 let Some(path) = &doc.path else { continue };
-                let Some(relative) = workspace.sandbox.relative(path) else { continue };
+                let Some(relative) = workspace.sandbox.relative(path) else {
+                    continue;
+                };
                 if state.seen_versions.get(&doc.uri) != Some(&doc.version) {
                     index.update_file(&relative, &doc.rope.to_string());
                     state.seen_versions.insert(doc.uri.clone(), doc.version);
@@ -261,4 +272,3 @@ fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(|e| e.into_inner())
 }
-

@@ -255,39 +255,61 @@ mod tests {
     use serde_json::json;
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
     fn provider_defaults_follow_the_keys_that_are_set() {
         let s = Settings::default();
         assert_eq!(s.provider(&env_of(&[])), Provider::None);
-        assert_eq!(s.provider(&env_of(&[("OPENAI_API_KEY", "k")])), Provider::OpenAi);
         assert_eq!(
-            s.provider(&env_of(&[("OPENAI_API_KEY", "k"), ("ANTHROPIC_API_KEY", "k")])),
+            s.provider(&env_of(&[("OPENAI_API_KEY", "k")])),
+            Provider::OpenAi
+        );
+        assert_eq!(
+            s.provider(&env_of(&[
+                ("OPENAI_API_KEY", "k"),
+                ("ANTHROPIC_API_KEY", "k")
+            ])),
             Provider::Anthropic
         );
     }
 
     #[test]
     fn later_sources_win_and_bad_values_keep_the_previous_one() {
-        let env = env_of(&[("COPILOT_LS_PROVIDER", "openai"), ("COPILOT_LS_MAX_STEPS", "5")]);
+        let env = env_of(&[
+            ("COPILOT_LS_PROVIDER", "openai"),
+            ("COPILOT_LS_MAX_STEPS", "5"),
+        ]);
         let (mut s, problems) = Settings::from_env(&env);
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!((s.provider, s.max_steps), (Some(Provider::OpenAi), 5));
-        let problems = s.apply(&json!({"provider": "gemini", "maxSteps": 0, "model": "m", "stream": "false"}));
+        let problems =
+            s.apply(&json!({"provider": "gemini", "maxSteps": 0, "model": "m", "stream": "false"}));
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert_eq!((s.provider, s.max_steps, s.model.as_deref(), s.stream), (Some(Provider::OpenAi), 5, Some("m"), false));
+        assert_eq!(
+            (s.provider, s.max_steps, s.model.as_deref(), s.stream),
+            (Some(Provider::OpenAi), 5, Some("m"), false)
+        );
         assert!(s.apply(&json!([])).is_empty());
         assert_eq!(s.apply(&json!({"maxStep": 3})).len(), 1);
-        assert!(s.apply(&json!({"server": {"path": "/x"}, "trace": {"server": "off"}})).is_empty());
+        assert!(s
+            .apply(&json!({"server": {"path": "/x"}, "trace": {"server": "off"}}))
+            .is_empty());
     }
 
     #[test]
     fn provider_config_uses_the_named_key_variable_and_defaults() {
         let mut s = Settings::default();
         s.apply(&json!({"provider": "anthropic", "apiKeyEnv": "MY_KEY"}));
-        let config = s.provider_config(&env_of(&[("MY_KEY", "sk-secret")])).unwrap();
+        let config = s
+            .provider_config(&env_of(&[("MY_KEY", "sk-secret")]))
+            .unwrap();
         assert_eq!(config.base_url, DEFAULT_ANTHROPIC_URL);
         assert_eq!(config.api_key.0, "sk-secret");
         assert!(!format!("{config:?}").contains("sk-secret"));

@@ -115,21 +115,48 @@ mod tests {
         // "a😀b" : 😀 is 4 UTF-8 bytes and 2 UTF-16 units; "漢" is 3 bytes, 1 unit.
         let rope = Rope::from_str("a😀b漢c\nx");
         let b = 2; // char index of 'b'
-        assert_eq!(position_of(&rope, b, PositionEncoding::Utf8), Pos::new(0, 5));
-        assert_eq!(position_of(&rope, b, PositionEncoding::Utf16), Pos::new(0, 3));
-        assert_eq!(char_index(&rope, Pos::new(0, 5), PositionEncoding::Utf8), Some(b));
-        assert_eq!(char_index(&rope, Pos::new(0, 3), PositionEncoding::Utf16), Some(b));
+        assert_eq!(
+            position_of(&rope, b, PositionEncoding::Utf8),
+            Pos::new(0, 5)
+        );
+        assert_eq!(
+            position_of(&rope, b, PositionEncoding::Utf16),
+            Pos::new(0, 3)
+        );
+        assert_eq!(
+            char_index(&rope, Pos::new(0, 5), PositionEncoding::Utf8),
+            Some(b)
+        );
+        assert_eq!(
+            char_index(&rope, Pos::new(0, 3), PositionEncoding::Utf16),
+            Some(b)
+        );
         let c = 4;
-        assert_eq!(position_of(&rope, c, PositionEncoding::Utf8), Pos::new(0, 9));
-        assert_eq!(position_of(&rope, c, PositionEncoding::Utf16), Pos::new(0, 5));
+        assert_eq!(
+            position_of(&rope, c, PositionEncoding::Utf8),
+            Pos::new(0, 9)
+        );
+        assert_eq!(
+            position_of(&rope, c, PositionEncoding::Utf16),
+            Pos::new(0, 5)
+        );
     }
 
     #[test]
     fn columns_past_line_end_clamp_and_lines_past_end_fail() {
         let rope = Rope::from_str("ab\r\ncd");
-        assert_eq!(char_index(&rope, Pos::new(0, 99), PositionEncoding::Utf16), Some(2));
-        assert_eq!(char_index(&rope, Pos::new(1, 2), PositionEncoding::Utf16), Some(6));
-        assert_eq!(char_index(&rope, Pos::new(2, 0), PositionEncoding::Utf16), None);
+        assert_eq!(
+            char_index(&rope, Pos::new(0, 99), PositionEncoding::Utf16),
+            Some(2)
+        );
+        assert_eq!(
+            char_index(&rope, Pos::new(1, 2), PositionEncoding::Utf16),
+            Some(6)
+        );
+        assert_eq!(
+            char_index(&rope, Pos::new(2, 0), PositionEncoding::Utf16),
+            None
+        );
     }
 
     #[test]

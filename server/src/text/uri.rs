@@ -57,7 +57,10 @@ mod tests {
         let uri = file_uri(path);
         assert_eq!(uri, "file:///tmp/my%20dir/na%C3%AFve%231.rs");
         assert_eq!(path_from_file_uri(&uri).unwrap(), path);
-        assert_eq!(path_from_file_uri("file://localhost/a/b").unwrap(), Path::new("/a/b"));
+        assert_eq!(
+            path_from_file_uri("file://localhost/a/b").unwrap(),
+            Path::new("/a/b")
+        );
         assert!(path_from_file_uri("untitled:Untitled-1").is_none());
     }
 }

@@ -19,7 +19,9 @@ pub enum ToolError {
     NotDirectory(String),
     #[error("{0} looks like a binary file; only text files can be read")]
     Binary(String),
-    #[error("{path} is too large to read ({bytes} bytes); use search_code to find the lines you need")]
+    #[error(
+        "{path} is too large to read ({bytes} bytes); use search_code to find the lines you need"
+    )]
     TooLarge { path: String, bytes: u64 },
     #[error("cannot read {path}: {reason}")]
     Io { path: String, reason: String },

@@ -39,11 +39,22 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     }
     entries.sort();
     let total = entries.len();
-    let shown = if resolved.relative == "." { "the workspace root".to_string() } else { resolved.relative.clone() };
+    let shown = if resolved.relative == "." {
+        "the workspace root".to_string()
+    } else {
+        resolved.relative.clone()
+    };
     if total == 0 {
-        return Ok(ToolOutput::ok(format!("({shown} is empty)"), format!("{shown}: empty")));
+        return Ok(ToolOutput::ok(
+            format!("({shown} is empty)"),
+            format!("{shown}: empty"),
+        ));
     }
-    let mut out = entries.into_iter().take(MAX_ENTRIES).collect::<Vec<_>>().join("\n");
+    let mut out = entries
+        .into_iter()
+        .take(MAX_ENTRIES)
+        .collect::<Vec<_>>()
+        .join("\n");
     out.push('\n');
     if total > MAX_ENTRIES {
         out.push_str(&format!(

@@ -18,7 +18,11 @@ pub fn run(workspace: &Workspace) -> ToolOutput {
         let modified = std::fs::read(&doc.path).map_or(true, |disk| disk != text.as_bytes());
         let mut row = format!(
             "{shown}\t{}\tversion {}",
-            if doc.language_id.is_empty() { "plaintext" } else { &doc.language_id },
+            if doc.language_id.is_empty() {
+                "plaintext"
+            } else {
+                &doc.language_id
+            },
             doc.version
         );
         if modified {
@@ -29,7 +33,10 @@ pub fn run(workspace: &Workspace) -> ToolOutput {
     rows.sort();
     let count = rows.len();
     if rows.is_empty() {
-        return ToolOutput::ok("(no documents are open in the editor)".to_string(), "none open".into());
+        return ToolOutput::ok(
+            "(no documents are open in the editor)".to_string(),
+            "none open".into(),
+        );
     }
     ToolOutput::ok(rows.join("\n") + "\n", format!("{count} open"))
 }

@@ -76,10 +76,16 @@ pub fn run(name: &str, arguments: &str, workspace: &Workspace) -> ToolOutput {
         "list_directory" => parse(name, arguments).and_then(|a| list_directory::run(a, workspace)),
         "search_code" => parse(name, arguments).and_then(|a| search_code::run(a, workspace)),
         "find_files" => parse(name, arguments).and_then(|a| find_files::run(a, workspace)),
-        "list_open_buffers" => parse::<Value>(name, arguments).map(|_| list_open_buffers::run(workspace)),
-        "read_open_buffer" => parse(name, arguments).and_then(|a| read_open_buffer::run(a, workspace)),
+        "list_open_buffers" => {
+            parse::<Value>(name, arguments).map(|_| list_open_buffers::run(workspace))
+        }
+        "read_open_buffer" => {
+            parse(name, arguments).and_then(|a| read_open_buffer::run(a, workspace))
+        }
         "propose_edit" => parse(name, arguments).and_then(|a| propose_edit::run(a, workspace)),
-        "answer" => Err(ToolError::Invalid("answer ends the conversation and is handled by the agent".into())),
+        "answer" => Err(ToolError::Invalid(
+            "answer ends the conversation and is handled by the agent".into(),
+        )),
         _ => Err(ToolError::UnknownTool(name.to_string(), names().join(", "))),
     };
     result.unwrap_or_else(|error| ToolOutput::error(&error))
@@ -93,7 +99,11 @@ pub fn parse_answer(arguments: &str) -> Result<answer::Args, ToolError> {
 /// Arguments arrive as JSON text; an empty string means "no arguments" (some models send
 /// that for parameterless tools).
 fn parse<T: DeserializeOwned>(tool: &str, arguments: &str) -> Result<T, ToolError> {
-    let text = if arguments.trim().is_empty() { "{}" } else { arguments };
+    let text = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
     serde_json::from_str(text).map_err(|e| ToolError::InvalidArguments {
         tool: tool.to_string(),
         reason: e.to_string(),
@@ -110,14 +120,14 @@ pub fn progress_label(name: &str, arguments: &str) -> String {
         "search_code" => text("pattern"),
         "find_files" => text("pattern"),
         "list_directory" => Some(text("path").unwrap_or_else(|| ".".into())),
-        "read_file" | "read_open_buffer" => text("path").map(|path| {
-            match (number("start_line"), number("end_line")) {
+        "read_file" | "read_open_buffer" => {
+            text("path").map(|path| match (number("start_line"), number("end_line")) {
                 (Some(s), Some(e)) => format!("{path}:{s}-{e}"),
                 (Some(s), None) => format!("{path}:{s}"),
                 (None, Some(e)) => format!("{path}:1-{e}"),
                 (None, None) => path,
-            }
-        }),
+            })
+        }
         "propose_edit" => text("path"),
         _ => None,
     };

@@ -49,7 +49,10 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| format!("Edit {}", resolved.relative));
     if protected {
-        title = format!("{title} (changes tool or CI configuration: {})", resolved.relative);
+        title = format!(
+            "{title} (changes tool or CI configuration: {})",
+            resolved.relative
+        );
     }
     let open = workspace.open_document(&resolved.absolute);
     if args.old_text.is_empty() {
@@ -82,7 +85,9 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         .with_edit(edit));
     }
     if args.old_text == args.new_text {
-        return Err(ToolError::Invalid("new_text is identical to old_text; nothing would change".into()));
+        return Err(ToolError::Invalid(
+            "new_text is identical to old_text; nothing would change".into(),
+        ));
     }
     let file = workspace.read_text(&resolved)?;
     let occurrences = file.text.matches(&args.old_text).count();
@@ -141,17 +146,45 @@ pub fn is_protected_path(relative: &str) -> bool {
     let lower = relative.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     const DIRS: &[&str] = &[
-        ".vscode/", ".github/workflows/", ".github/actions/", ".claude/", ".cursor/",
-        ".circleci/", ".buildkite/", ".ci/", ".devcontainer/", ".husky/", ".cargo/",
-        ".idea/", ".zed/", ".helix/",
+        ".vscode/",
+        ".github/workflows/",
+        ".github/actions/",
+        ".claude/",
+        ".cursor/",
+        ".circleci/",
+        ".buildkite/",
+        ".ci/",
+        ".devcontainer/",
+        ".husky/",
+        ".cargo/",
+        ".idea/",
+        ".zed/",
+        ".helix/",
     ];
     const NAMES: &[&str] = &[
-        ".mcp.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", "pnpm-workspace.yaml",
-        ".pypirc", "pip.conf", "rust-toolchain", "rust-toolchain.toml", ".gitlab-ci.yml",
-        ".travis.yml", "azure-pipelines.yml", "bitbucket-pipelines.yml", "jenkinsfile",
-        ".pre-commit-config.yaml", ".envrc", ".tool-versions", "claude.md", "agents.md",
+        ".mcp.json",
+        ".npmrc",
+        ".yarnrc",
+        ".yarnrc.yml",
+        ".pnpmrc",
+        "pnpm-workspace.yaml",
+        ".pypirc",
+        "pip.conf",
+        "rust-toolchain",
+        "rust-toolchain.toml",
+        ".gitlab-ci.yml",
+        ".travis.yml",
+        "azure-pipelines.yml",
+        "bitbucket-pipelines.yml",
+        "jenkinsfile",
+        ".pre-commit-config.yaml",
+        ".envrc",
+        ".tool-versions",
+        "claude.md",
+        "agents.md",
     ];
-    DIRS.iter().any(|dir| lower.starts_with(dir) || lower.contains(&format!("/{dir}")))
+    DIRS.iter()
+        .any(|dir| lower.starts_with(dir) || lower.contains(&format!("/{dir}")))
         || NAMES.contains(&name)
         || name.starts_with(".git")
 }

@@ -25,7 +25,13 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         return Err(ToolError::IsDirectory(resolved.relative));
     }
     let file = workspace.read_text(&resolved)?;
-    let text = render(&resolved.relative, &file, args.start_line, args.end_line, "read_file")?;
+    let text = render(
+        &resolved.relative,
+        &file,
+        args.start_line,
+        args.end_line,
+        "read_file",
+    )?;
     Ok(text)
 }
 
@@ -81,7 +87,11 @@ fn header(path: &str, file: &FileText) -> String {
         TextSource::Disk => String::new(),
         TextSource::Editor { version, modified } => format!(
             "({path} is open in the editor; this is its current text, version {version}{})\n",
-            if *modified { ", with unsaved changes" } else { "" }
+            if *modified {
+                ", with unsaved changes"
+            } else {
+                ""
+            }
         ),
     }
 }

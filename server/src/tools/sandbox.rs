@@ -109,10 +109,7 @@ impl Sandbox {
     /// The path is compared as given (callers pass canonical paths or walker entries
     /// below the canonical root).
     pub fn relative(&self, absolute: &Path) -> Option<String> {
-        absolute
-            .strip_prefix(&self.root)
-            .ok()
-            .map(relative_string)
+        absolute.strip_prefix(&self.root).ok().map(relative_string)
     }
 
     /// Whether a walker entry may be shown: not refused by name, and, for a symlink,
@@ -196,9 +193,7 @@ fn canonicalize_allow_missing(path: &Path) -> Option<PathBuf> {
             return Some(result);
         }
         // `file_name` is None for a trailing `..`: that path cannot be resolved.
-        if current.file_name().is_none() {
-            return None;
-        }
+        current.file_name()?;
     }
 }
 

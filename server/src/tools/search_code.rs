@@ -64,28 +64,38 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let mut visited_open = Vec::new();
     if scope.absolute.is_file() {
         if let Some(found) = search_one(&matcher, &scope.absolute, &scope.relative, &open) {
-            results.lock().unwrap_or_else(|e| e.into_inner()).push(found);
+            results
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(found);
         }
         visited_open.push(scope.absolute.clone());
     } else {
-        walk::builder(sandbox, &scope.absolute).build_parallel().run(|| {
-            let results = &results;
-            let matcher = &matcher;
-            let open = &open;
-            Box::new(move |entry| {
-                let Ok(entry) = entry else { return WalkState::Continue };
-                if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
-                    return WalkState::Continue;
-                }
-                let Some(relative) = sandbox.relative(entry.path()) else {
-                    return WalkState::Continue;
-                };
-                if let Some(found) = search_one(matcher, entry.path(), &relative, open) {
-                    results.lock().unwrap_or_else(|e| e.into_inner()).push(found);
-                }
-                WalkState::Continue
-            })
-        });
+        walk::builder(sandbox, &scope.absolute)
+            .build_parallel()
+            .run(|| {
+                let results = &results;
+                let matcher = &matcher;
+                let open = &open;
+                Box::new(move |entry| {
+                    let Ok(entry) = entry else {
+                        return WalkState::Continue;
+                    };
+                    if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
+                        return WalkState::Continue;
+                    }
+                    let Some(relative) = sandbox.relative(entry.path()) else {
+                        return WalkState::Continue;
+                    };
+                    if let Some(found) = search_one(matcher, entry.path(), &relative, open) {
+                        results
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(found);
+                    }
+                    WalkState::Continue
+                })
+            });
     }
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     // Unsaved new documents that exist only in the editor.
@@ -93,7 +103,9 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         if path.exists() || visited_open.contains(path) || !path.starts_with(&scope.absolute) {
             continue;
         }
-        let Some(relative) = sandbox.relative(path) else { continue };
+        let Some(relative) = sandbox.relative(path) else {
+            continue;
+        };
         if sandbox.resolve_allow_missing(&relative).is_err() {
             continue;
         }
@@ -143,7 +155,9 @@ fn search_text(matcher: &RegexMatcher, text: &[u8], relative: &str) -> Option<Fi
     (found.count > 0).then_some(found)
 }
 
-fn sink(found: &mut FileMatches) -> Lossy<impl FnMut(u64, &str) -> Result<bool, std::io::Error> + '_> {
+fn sink(
+    found: &mut FileMatches,
+) -> Lossy<impl FnMut(u64, &str) -> Result<bool, std::io::Error> + '_> {
     Lossy(move |line_number, line| {
         found.count += 1;
         if found.lines.len() < MAX_MATCHES {

@@ -39,7 +39,10 @@ impl OpenDocuments for NoDocuments {
 pub enum TextSource {
     Disk,
     /// The editor's buffer; `modified` when it differs from the file on disk.
-    Editor { version: i32, modified: bool },
+    Editor {
+        version: i32,
+        modified: bool,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -122,7 +122,8 @@ impl LspClient {
 
     /// Waits for the response to request `id`.
     pub fn response(&mut self, id: i64) -> Result<Value, Value> {
-        let message = self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
+        let message =
+            self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
         match message.get("error") {
             Some(error) => Err(error.clone()),
             None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
@@ -203,7 +204,11 @@ impl LspClient {
             self.log.push(message);
         }
         let stray = self.stray_stdout.lock().unwrap().clone();
-        assert!(stray.is_empty(), "non-protocol bytes on stdout: {:?}", String::from_utf8_lossy(&stray));
+        assert!(
+            stray.is_empty(),
+            "non-protocol bytes on stdout: {:?}",
+            String::from_utf8_lossy(&stray)
+        );
         let stderr = self.stderr.lock().unwrap().clone();
         (status, stderr, std::mem::take(&mut self.log))
     }
@@ -295,7 +300,7 @@ pub fn apply_text_edits(text: &str, edits: &[Value], utf8: bool) -> String {
             )
         })
         .collect();
-    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    edits.sort_by_key(|edit| std::cmp::Reverse(edit.0));
     let mut out = text.to_string();
     for (start, end, new_text) in edits {
         out.replace_range(start..end, &new_text);

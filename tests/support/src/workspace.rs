@@ -11,7 +11,10 @@ pub fn fixtures_dir() -> PathBuf {
 
 /// A fresh copy of `fixtures/workspace` (the small `tollbooth` project).
 pub fn temp_workspace() -> tempfile::TempDir {
-    let dir = tempfile::Builder::new().prefix("copilot-ls-ws-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("copilot-ls-ws-")
+        .tempdir()
+        .unwrap();
     crate::lsp_client::copy_dir(&fixtures_dir().join("workspace"), dir.path());
     dir
 }

@@ -32,12 +32,17 @@ pub const REQUEST_FAILED: i64 = -32803;
 pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
     let question = params.question.clone().unwrap_or_default();
     if question.trim().is_empty() {
-        return Err(Error::invalid_params("`question` is required and must not be empty"));
+        return Err(Error::invalid_params(
+            "`question` is required and must not be empty",
+        ));
     }
     let request = AskRequest {
         question,
         conversation_id: params.conversation_id.clone(),
-        document_uri: params.text_document.as_ref().map(|d| d.uri.as_str().to_string()),
+        document_uri: params
+            .text_document
+            .as_ref()
+            .map(|d| d.uri.as_str().to_string()),
         selection: params.range.map(convert::span),
     };
 
@@ -70,7 +75,9 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
     let result = match joined {
         Ok(Some(result)) => result,
         Ok(None) => return Err(Error::request_cancelled()),
-        Err(join_error) => Err(AskError::Failed(format!("the ask failed unexpectedly: {join_error}"))),
+        Err(join_error) => Err(AskError::Failed(format!(
+            "the ask failed unexpectedly: {join_error}"
+        ))),
     };
     let outcome = match result {
         Ok(outcome) => outcome,
@@ -106,8 +113,9 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
 /// `workspace/executeCommand` `copilot.ask` with `arguments: [AskParams]`.
 pub async fn ask_command(backend: &Backend, arguments: Vec<Value>) -> Result<Option<Value>> {
     let first = arguments.into_iter().next().unwrap_or(Value::Null);
-    let params: AskParams = serde_json::from_value(first)
-        .map_err(|e| Error::invalid_params(format!("copilot.ask takes one AskParams argument: {e}")))?;
+    let params: AskParams = serde_json::from_value(first).map_err(|e| {
+        Error::invalid_params(format!("copilot.ask takes one AskParams argument: {e}"))
+    })?;
     let result = ask(backend, params).await?;
     serde_json::to_value(result)
         .map(Some)

@@ -10,9 +10,10 @@ use crate::session::{edit_diagnostic, Placement};
 
 pub fn code_action(backend: &Backend, params: CodeActionParams) -> Option<CodeActionResponse> {
     if let Some(only) = &params.context.only {
-        if !only.iter().any(|kind| {
-            *kind == CodeActionKind::QUICKFIX || kind.as_str().is_empty()
-        }) {
+        if !only
+            .iter()
+            .any(|kind| *kind == CodeActionKind::QUICKFIX || kind.as_str().is_empty())
+        {
             return None;
         }
     }
@@ -30,10 +31,13 @@ pub fn code_action(backend: &Backend, params: CodeActionParams) -> Option<CodeAc
         let Some(workspace_edit) = convert::workspace_edit(&edit, &id, &placement, support) else {
             continue;
         };
-        let diagnostics = match &placement {
-            Placement::Replace { span, .. } => Some(vec![convert::diagnostic(&edit_diagnostic(&id, &edit.title, *span))]),
-            _ => None,
-        };
+        let diagnostics =
+            match &placement {
+                Placement::Replace { span, .. } => Some(vec![convert::diagnostic(
+                    &edit_diagnostic(&id, &edit.title, *span),
+                )]),
+                _ => None,
+            };
         actions.push(CodeActionOrCommand::CodeAction(CodeAction {
             title: format!("Copilot: {}", edit.title),
             kind: Some(CodeActionKind::QUICKFIX),

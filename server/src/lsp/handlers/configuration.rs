@@ -15,7 +15,10 @@ pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfig
         tracing::warn!("configuration: {problem}");
         backend
             .client
-            .show_message(MessageType::ERROR, format!("copilot-ls: configuration: {problem}"))
+            .show_message(
+                MessageType::ERROR,
+                format!("copilot-ls: configuration: {problem}"),
+            )
             .await;
     }
 }

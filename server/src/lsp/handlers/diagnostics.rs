@@ -6,7 +6,9 @@ use super::super::server::Backend;
 /// Publishes the current diagnostics of every cited or edited document, and empty lists
 /// for documents that had some before.
 pub async fn publish(backend: &Backend) {
-    let Some(workspace) = backend.session.workspace() else { return };
+    let Some(workspace) = backend.session.workspace() else {
+        return;
+    };
     let encoding = backend.session.encoding();
     let by_uri = crate::session::lock(&backend.session.surface).diagnostics(&workspace, encoding);
     for (uri, specs) in by_uri {

@@ -9,7 +9,10 @@ use super::super::capabilities::{ASK_COMMAND, CLEAR_COMMAND};
 use super::super::server::Backend;
 use super::{ask, diagnostics};
 
-pub async fn execute_command(backend: &Backend, params: ExecuteCommandParams) -> Result<Option<Value>> {
+pub async fn execute_command(
+    backend: &Backend,
+    params: ExecuteCommandParams,
+) -> Result<Option<Value>> {
     match params.command.as_str() {
         ASK_COMMAND => ask::ask_command(backend, params.arguments).await,
         CLEAR_COMMAND => {

@@ -19,7 +19,10 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> InitializeResu
     let mut problems = Vec::new();
     let root = workspace_root(&params);
     if let Err(error) = backend.session.set_root(&root) {
-        problems.push(format!("cannot use {} as the workspace root: {error}", root.display()));
+        problems.push(format!(
+            "cannot use {} as the workspace root: {error}",
+            root.display()
+        ));
     }
     if let Some(options) = &params.initialization_options {
         problems.extend(

@@ -29,12 +29,12 @@ pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) 
         })
         .collect();
     let encoding = backend.session.encoding();
-    if let Err(error) = backend.session.documents.change(
-        &uri,
-        params.text_document.version,
-        &changes,
-        encoding,
-    ) {
+    if let Err(error) =
+        backend
+            .session
+            .documents
+            .change(&uri, params.text_document.version, &changes, encoding)
+    {
         tracing::warn!("didChange ignored: {error}");
         return;
     }
@@ -47,5 +47,8 @@ pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) 
 }
 
 pub fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
-    backend.session.documents.close(params.text_document.uri.as_str());
+    backend
+        .session
+        .documents
+        .close(params.text_document.uri.as_str());
 }
