@@ -1,0 +1,202 @@
+//! End-to-end: the command line. `tool` runs each tool as the model would; `ask` runs
+//! the same engine headless with the documented exit codes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use copilot_ls_test_support::fake_provider::FakeProvider;
+use copilot_ls_test_support::workspace::temp_workspace;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
+
+fn run(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn every_tool_runs_from_the_command_line() {
+    let ws = temp_workspace();
+    let dir = ws.path().to_str().unwrap();
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("read_file", json!({"path": "src/config.rs", "start_line": 4, "end_line": 5}), "4\tpub struct Config {\n5\t    pub port: u16,\n(lines 4-5 of 23)\n"),
+        ("list_directory", json!({}), ".gitignore\nCargo.toml\nREADME.md\ndocs/\nsrc/\n"),
+        ("search_code", json!({"pattern": "TOLLBOOTH_PORT"}), "src/config.rs:11:     /// Reads `TOLLBOOTH_PORT`, `TOLLBOOTH_BURST` and `TOLLBOOTH_RPS`.\nsrc/config.rs:14:             port: read(\"TOLLBOOTH_PORT\", 8080),\n"),
+        ("search_code", json!({"pattern": "fn (new|check)", "regex": true, "path": "src"}), "src/rate_limit.rs:15:     pub fn new(capacity: f64, refill_per_sec: f64) -> Self {\nsrc/rate_limit.rs:51:     pub fn new(capacity: f64, refill_per_sec: f64) -> Self {\nsrc/rate_limit.rs:56:     pub fn check(&mut self, client: &str) -> bool {\n"),
+        ("search_code", json!({"pattern": "tokenbucket", "case_sensitive": true}), "(no matches for tokenbucket)"),
+        ("find_files", json!({"pattern": "**/*.md"}), "README.md\ndocs/notes.md\n"),
+        ("find_files", json!({"pattern": "*.rs"}), "src/config.rs\nsrc/main.rs\nsrc/rate_limit.rs\n"),
+        ("list_open_buffers", json!({}), "(no documents are open in the editor)"),
+    ];
+    for (tool, args, expected) in cases {
+        let output = run(
+            &["tool", tool, &args.to_string(), "--workspace", dir],
+            ws.path(),
+            &[],
+        );
+        assert!(output.status.success(), "{tool}: {output:?}");
+        assert_eq!(
+            stdout(&output).trim_end(),
+            expected.trim_end(),
+            "{tool} {args}"
+        );
+    }
+    // Errors are `Error: ` strings and a non-zero exit.
+    let output = run(
+        &[
+            "tool",
+            "read_open_buffer",
+            r#"{"path":"src/main.rs"}"#,
+            "--workspace",
+            dir,
+        ],
+        ws.path(),
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).starts_with("Error: src/main.rs is not open in the editor"));
+    let output = run(&["tool", "read_file", r#"{"path":".env"}"#], ws.path(), &[]);
+    assert!(
+        stdout(&output).starts_with("Error: access to secret files is not allowed"),
+        "{output:?}"
+    );
+    let output = run(&["tool", "nope"], ws.path(), &[]);
+    assert!(stdout(&output).starts_with("Error: unknown tool `nope`"));
+}
+
+#[test]
+fn read_file_reads_long_files_in_windows_of_400_lines() {
+    let ws = temp_workspace();
+    let body: String = (1..=1000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(ws.path().join("long.txt"), body).unwrap();
+    let output = run(
+        &["tool", "read_file", r#"{"path":"long.txt"}"#],
+        ws.path(),
+        &[],
+    );
+    let text = stdout(&output);
+    assert!(text.starts_with("1\tline 1\n"));
+    assert!(text.contains("400\tline 400\n") && !text.contains("401\tline 401"));
+    assert!(
+        text.contains("call read_file with start_line=401 to read on"),
+        "{text}"
+    );
+    let output = run(
+        &[
+            "tool",
+            "read_file",
+            r#"{"path":"long.txt","start_line":990}"#,
+        ],
+        ws.path(),
+        &[],
+    );
+    assert!(stdout(&output).ends_with("1000\tline 1000\n(lines 990-1000 of 1000)\n"));
+}
+
+#[test]
+fn version_help_and_usage_errors() {
+    let ws = temp_workspace();
+    let version = run(&["--version"], ws.path(), &[]);
+    assert_eq!(
+        stdout(&version).trim(),
+        format!("copilot-ls {}", env!("CARGO_PKG_VERSION"))
+    );
+    let help = run(&["--help"], ws.path(), &[]);
+    assert!(
+        help.status.success() && stdout(&help).contains("ask") && stdout(&help).contains("tool")
+    );
+    assert_eq!(
+        run(&["ask"], ws.path(), &[]).status.code(),
+        Some(2),
+        "missing question"
+    );
+    assert_eq!(
+        run(&["ask", "--bogus", "q"], ws.path(), &[]).status.code(),
+        Some(2),
+        "unknown flag"
+    );
+    assert_eq!(
+        run(&["frobnicate"], ws.path(), &[]).status.code(),
+        Some(2),
+        "unknown subcommand"
+    );
+    assert_eq!(
+        run(&["ask", "--max-steps", "0", "q"], ws.path(), &[])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn ask_without_keys_lists_places_and_json_prints_one_ask_result() {
+    let ws = temp_workspace();
+    let output = run(
+        &["ask", "where is the rate limiter's token bucket?"],
+        ws.path(),
+        &[],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.starts_with("No model is configured"), "{text}");
+    let output = run(
+        &[
+            "ask",
+            "--json",
+            "--workspace",
+            ws.path().to_str().unwrap(),
+            "where",
+            "is",
+            "the",
+            "port",
+            "read?",
+        ],
+        Path::new("/"),
+        &[],
+    );
+    assert!(output.status.success());
+    let result: Value = serde_json::from_slice(&output.stdout).expect("exactly one JSON object");
+    assert_eq!(result["stopReason"], "no_provider");
+    for key in ["conversationId", "answer", "citations", "edits", "steps"] {
+        assert!(result.get(key).is_some(), "{key} in {result}");
+    }
+}
+
+#[test]
+fn ask_with_a_provider_prints_answer_and_citation_lines_or_fails_with_exit_1() {
+    let fake = FakeProvider::start(json!({"steps": [
+        {"tool_calls": [{"id": "1", "name": "answer", "arguments": {"answer": "The port comes from TOLLBOOTH_PORT.", "citations": [{"path": "src/config.rs", "line": 14, "note": "port"}]}}]},
+        {"status": 401, "body": "{\"error\":{\"message\":\"bad key\"}}"}
+    ]}));
+    let ws = temp_workspace();
+    let base_url = fake.openai_base_url();
+    let env = [
+        ("COPILOT_LS_PROVIDER", "openai"),
+        ("COPILOT_LS_BASE_URL", base_url.as_str()),
+        ("OPENAI_API_KEY", "sk-cli-secret"),
+    ];
+    let output = run(&["ask", "Where does the port come from?"], ws.path(), &env);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        stdout(&output),
+        "The port comes from TOLLBOOTH_PORT.\n\nsrc/config.rs:14: port\n"
+    );
+    let output = run(&["ask", "again?"], ws.path(), &env);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("provider returned 401"), "{stderr}");
+    assert!(!stderr.contains("sk-cli-secret") && !stdout(&output).contains("sk-cli-secret"));
+}
