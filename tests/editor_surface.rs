@@ -337,7 +337,9 @@ fn edits_to_tool_or_ci_configuration_say_so_and_are_never_preselected() {
 }
 
 #[test]
-fn clients_without_document_changes_get_plain_changes_and_files_on_disk_carry_no_version() {
+fn clients_without_edit_capabilities_still_get_document_changes_without_annotations() {
+    // The contract fixes `documentChanges`; change annotations only go to clients that
+    // support them. Files that are not open carry no version.
     let mut e = editor(
         propose_then_answer(vec![
             json!({"path": "src/config.rs", "old_text": OLD, "new_text": NEW}),
@@ -350,11 +352,14 @@ fn clients_without_document_changes_get_plain_changes_and_files_on_disk_carry_no
         .unwrap();
     let edit = &result["edits"][0]["edit"];
     assert!(
-        edit.get("documentChanges").is_none_or(Value::is_null),
+        edit.get("changeAnnotations").is_none_or(Value::is_null),
         "{edit:#}"
     );
     let uri = file_uri(&e.root.join("src/config.rs"));
-    let edits = edit["changes"][&uri].as_array().unwrap();
+    let change = &edit["documentChanges"][0];
+    assert_eq!(change["textDocument"], json!({"uri": uri, "version": null}));
+    let edits = change["edits"].as_array().unwrap();
+    assert!(edits[0].get("annotationId").is_none());
     let text = std::fs::read_to_string(e.root.join("src/config.rs")).unwrap();
     assert_eq!(
         apply_text_edits(&text, edits, false),

@@ -40,7 +40,9 @@ fn modules_only_use_layers_to_their_right() {
     sources(&src, &mut files);
     let mut violations = Vec::new();
     for file in &files {
-        let Some(layer) = layer_of(&src, file) else { continue };
+        let Some(layer) = layer_of(&src, file) else {
+            continue;
+        };
         let text = std::fs::read_to_string(file).unwrap();
         let own = ORDER.iter().position(|l| *l == layer);
         for (number, line) in code_lines(&text) {
@@ -58,20 +60,36 @@ fn modules_only_use_layers_to_their_right() {
                     None => layer != "text",
                 };
                 if !allowed {
-                    violations.push(format!("{}:{number}: `{layer}` uses `{other}`: {}", file.display(), line.trim()));
+                    violations.push(format!(
+                        "{}:{number}: `{layer}` uses `{other}`: {}",
+                        file.display(),
+                        line.trim()
+                    ));
                 }
             }
             let lsp_types = line.contains("tower_lsp_server") || line.contains("lsp_types");
             if lsp_types && layer != "lsp" {
-                violations.push(format!("{}:{number}: LSP types outside lsp/: {}", file.display(), line.trim()));
+                violations.push(format!(
+                    "{}:{number}: LSP types outside lsp/: {}",
+                    file.display(),
+                    line.trim()
+                ));
             }
             if line.contains("reqwest") && layer != "providers" {
-                violations.push(format!("{}:{number}: HTTP outside providers/: {}", file.display(), line.trim()));
+                violations.push(format!(
+                    "{}:{number}: HTTP outside providers/: {}",
+                    file.display(),
+                    line.trim()
+                ));
             }
         }
     }
     assert!(files.len() > 30, "read the sources: {}", files.len());
-    assert!(violations.is_empty(), "layering violations:\n{}", violations.join("\n"));
+    assert!(
+        violations.is_empty(),
+        "layering violations:\n{}",
+        violations.join("\n")
+    );
 }
 
 #[test]
@@ -80,9 +98,22 @@ fn no_tool_writes_runs_or_connects() {
     let mut files = Vec::new();
     sources(&tools, &mut files);
     let forbidden = [
-        "fs::write", "File::create", "OpenOptions", "fs::create_dir", "fs::remove_", "fs::rename",
-        "fs::copy", "fs::hard_link", "fs::symlink", "set_permissions", "Command::new",
-        "process::Command", "TcpStream", "TcpListener", "UdpSocket", "reqwest",
+        "fs::write",
+        "File::create",
+        "OpenOptions",
+        "fs::create_dir",
+        "fs::remove_",
+        "fs::rename",
+        "fs::copy",
+        "fs::hard_link",
+        "fs::symlink",
+        "set_permissions",
+        "Command::new",
+        "process::Command",
+        "TcpStream",
+        "TcpListener",
+        "UdpSocket",
+        "reqwest",
     ];
     let mut found = Vec::new();
     for file in &files {
@@ -97,5 +128,9 @@ fn no_tool_writes_runs_or_connects() {
             }
         }
     }
-    assert!(found.is_empty(), "tools must not write, run or connect:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "tools must not write, run or connect:\n{}",
+        found.join("\n")
+    );
 }

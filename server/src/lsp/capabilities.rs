@@ -2,9 +2,8 @@
 
 use tower_lsp_server::lsp_types::{
     ClientCapabilities, CodeActionKind, CodeActionOptions, CodeActionProviderCapability,
-    ExecuteCommandOptions, PositionEncodingKind, ResourceOperationKind, ServerCapabilities,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    WorkDoneProgressOptions,
+    ExecuteCommandOptions, PositionEncodingKind, ServerCapabilities, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, WorkDoneProgressOptions,
 };
 
 use super::convert::EditSupport;
@@ -33,15 +32,9 @@ pub fn edit_support(capabilities: &ClientCapabilities) -> EditSupport {
         .as_ref()
         .and_then(|w| w.workspace_edit.as_ref());
     EditSupport {
-        document_changes: workspace_edit
-            .and_then(|w| w.document_changes)
-            .unwrap_or(false),
         change_annotations: workspace_edit
             .and_then(|w| w.change_annotation_support.as_ref())
             .is_some(),
-        resource_create: workspace_edit
-            .and_then(|w| w.resource_operations.as_ref())
-            .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
     }
 }
 

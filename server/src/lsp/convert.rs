@@ -17,20 +17,18 @@ use crate::session::{DiagnosticSpec, EditorSurface, Placement, Severity};
 use crate::text::{Pos, PositionEncoding, Span};
 use crate::tools::{ProposedEdit, Workspace};
 
-/// What the client can take in a `WorkspaceEdit`, from its capabilities.
+/// What the client can take in a `WorkspaceEdit` beyond the contract's baseline. The
+/// contract fixes `documentChanges` (so open documents carry their version and a stale
+/// edit cannot land on changed text); change annotations depend on the client.
 #[derive(Clone, Copy, Debug)]
 pub struct EditSupport {
-    pub document_changes: bool,
     pub change_annotations: bool,
-    pub resource_create: bool,
 }
 
 impl EditSupport {
     /// For the command line, which hands the edit to no client: the richest form.
     pub const FULL: EditSupport = EditSupport {
-        document_changes: true,
         change_annotations: true,
-        resource_create: true,
     };
 }
 
@@ -88,14 +86,6 @@ pub fn workspace_edit(
     let annotation_id = format!("copilot-{id}");
     let text_edit = TextEdit::new(text_range, edit.new_text.clone());
     let mut result = WorkspaceEdit::default();
-    if !support.document_changes {
-        if matches!(placement, Placement::Create) && !support.resource_create {
-            // A client that cannot create files cannot take this edit at all.
-            return None;
-        }
-        result.changes = Some(HashMap::from([(target, vec![text_edit])]));
-        return Some(result);
-    }
     let edits = if support.change_annotations {
         vec![OneOf::Right(AnnotatedTextEdit {
             text_edit,
@@ -113,9 +103,6 @@ pub fn workspace_edit(
     };
     let operations = match placement {
         Placement::Create => {
-            if !support.resource_create {
-                return None;
-            }
             vec![
                 DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
                     uri: target,

