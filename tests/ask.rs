@@ -232,7 +232,11 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
         ]
     );
 
-    // Progress on the given token: begin, one report per tool call, end.
+    // Progress on the given token: begin, one report per tool call, end. Notifications
+    // and the reply travel on separate channels inside the server: wait for the end.
+    s.client.notification("$/progress", |p| {
+        p["token"] == "tok-1" && p["value"]["kind"] == "end"
+    });
     let progress: Vec<Value> = s
         .client
         .received("$/progress")
@@ -260,14 +264,13 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
         ]
     );
 
-    // Diagnostics were published before the reply: citation (Information) and edit (Hint).
+    // Diagnostics for the cited file: citation (Information) and edit (Hint).
     let uri = citations[0]["uri"].as_str().unwrap().to_string();
-    let published = s.client.received("textDocument/publishDiagnostics");
-    let latest = published
-        .iter()
-        .rev()
-        .find(|p| p["uri"] == uri.as_str())
-        .expect("diagnostics for the cited file");
+    let latest = s
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+        });
     let diags = latest["diagnostics"].as_array().unwrap();
     let citation = diags.iter().find(|d| d["code"] == "citation").unwrap();
     assert_eq!(
@@ -797,5 +800,80 @@ fn remote_images_and_links_in_answers_are_neutralised() {
         "{answer}"
     );
     assert!(answer.contains("[local](src/main.rs)"), "{answer}");
+    s.client.shutdown();
+}
+
+#[test]
+fn a_call_past_request_timeout_fails_with_request_failed() {
+    let mut s = setup_with(
+        "openai",
+        vec![
+            json!({"hang": true}),
+            json!({"hang": true}),
+            json!({"hang": true}),
+        ],
+        json!({"requestTimeoutSecs": 1}),
+        json!({}),
+    );
+    let started = std::time::Instant::now();
+    let error = s
+        .client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap_err();
+    assert_eq!(error["code"], -32803);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer within 1 s"),
+        "{error}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    s.client.shutdown();
+}
+
+#[test]
+fn without_a_token_the_server_creates_one_when_the_client_supports_progress() {
+    let mut s = setup(
+        "openai",
+        vec![
+            turn(vec![call(
+                "p1",
+                "read_file",
+                json!({"path": "src/config.rs", "start_line": 1, "end_line": 80}),
+            )]),
+            json!({"text": "done"}),
+        ],
+    );
+    s.client
+        .request("copilot/ask", json!({"question": "q"}))
+        .unwrap();
+    s.client
+        .notification("$/progress", |p| p["value"]["kind"] == "end");
+    let create = s
+        .client
+        .log
+        .iter()
+        .find(|m| m["method"] == "window/workDoneProgress/create")
+        .cloned()
+        .expect("token created");
+    let token = create["params"]["token"].clone();
+    let values: Vec<Value> = s
+        .client
+        .received("$/progress")
+        .into_iter()
+        .filter(|p| p["token"] == token)
+        .map(|p| p["value"].clone())
+        .collect();
+    let kinds: Vec<_> = values
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["begin", "report", "end"]);
+    assert_eq!(values[1]["message"], "read_file: src/config.rs:1-80");
     s.client.shutdown();
 }

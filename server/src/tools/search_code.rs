@@ -63,7 +63,9 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let sandbox = &workspace.sandbox;
     let mut visited_open = Vec::new();
     if scope.absolute.is_file() {
-        if let Some(found) = search_one(&matcher, &scope.absolute, &scope.relative, &open) {
+        let relative = || Some(scope.relative.clone());
+        if let Some(found) = search_one(&mut searcher(), &matcher, &scope.absolute, relative, &open)
+        {
             results
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -77,6 +79,9 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
                 let results = &results;
                 let matcher = &matcher;
                 let open = &open;
+                // One searcher per walker thread, as ripgrep does: building one zeroes a
+                // 64 KiB line buffer, which per file was the largest cost after reading.
+                let mut searcher = searcher();
                 Box::new(move |entry| {
                     let Ok(entry) = entry else {
                         return WalkState::Continue;
@@ -84,10 +89,10 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
                     if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
                         return WalkState::Continue;
                     }
-                    let Some(relative) = sandbox.relative(entry.path()) else {
-                        return WalkState::Continue;
-                    };
-                    if let Some(found) = search_one(matcher, entry.path(), &relative, open) {
+                    // The relative path is only needed for files that match (most do not).
+                    let relative = || sandbox.relative(entry.path());
+                    let path = entry.path();
+                    if let Some(found) = search_one(&mut searcher, matcher, path, relative, open) {
                         results
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())
@@ -124,25 +129,32 @@ fn searcher() -> Searcher {
         .build()
 }
 
+/// Searches one file; `relative` names it, and is called only when something matched
+/// (`None` drops the file).
 fn search_one(
+    searcher: &mut Searcher,
     matcher: &RegexMatcher,
     path: &std::path::Path,
-    relative: &str,
+    relative: impl FnOnce() -> Option<String>,
     open: &HashMap<PathBuf, String>,
 ) -> Option<FileMatches> {
     if !open.is_empty() {
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if let Some(text) = open.get(&canonical) {
-            return search_text(matcher, text.as_bytes(), relative);
+            return search_text(matcher, text.as_bytes(), &relative()?);
         }
     }
     let mut found = FileMatches {
-        relative: relative.to_string(),
+        relative: String::new(),
         lines: Vec::new(),
         count: 0,
     };
-    let _ = searcher().search_path(matcher, path, sink(&mut found));
-    (found.count > 0).then_some(found)
+    let _ = searcher.search_path(matcher, path, sink(&mut found));
+    if found.count == 0 {
+        return None;
+    }
+    found.relative = relative()?;
+    Some(found)
 }
 
 fn search_text(matcher: &RegexMatcher, text: &[u8], relative: &str) -> Option<FileMatches> {

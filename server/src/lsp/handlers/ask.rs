@@ -67,8 +67,8 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
         result
     });
     let joined = task.await;
-    // The progress `end` goes out before the reply, so a client never sees progress for
-    // a request it already has the answer to.
+    // The progress `end` is queued before the reply. (tower-lsp writes notifications and
+    // replies through separate queues, so their order on the wire is not guaranteed.)
     if let Some(done) = progress_done {
         let _ = done.await;
     }
@@ -92,8 +92,7 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
         }
     };
 
-    // Diagnostics go out before the reply, so a client sees them by the time it has
-    // the answer.
+    // Diagnostics are queued before the reply (see above on ordering).
     diagnostics::publish(backend).await;
     let Some(workspace) = backend.session.workspace() else {
         return Err(Error::internal_error());
