@@ -1,6 +1,8 @@
 // The connection to copilot-ls: starting and restarting the LanguageClient, keeping the
 // server's settings in step with VS Code's, and the two custom calls the commands make.
 
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest,
@@ -16,6 +18,8 @@ import { openSettingsAction } from './errors';
 import type { WorkDoneValue } from './progress_report';
 import { ASK_METHOD, CLEAR_COMMAND, ErrorCode, type AskParams, type AskResult, type Range } from './protocol';
 import { resolveServer } from './server';
+import { serverLogLevel } from './server_log';
+import type { StatusItem } from './status';
 
 export class CopilotClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -25,6 +29,7 @@ export class CopilotClient implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
+    private readonly status: StatusItem,
   ) {
     this.disposables.push(
       watchSettings(
@@ -59,8 +64,10 @@ export class CopilotClient implements vscode.Disposable {
   }
 
   private async doStart(): Promise<boolean> {
+    this.status.set({ state: 'starting' });
     const server = resolveServer(this.context, this.log);
-    if (!server) {
+    if ('error' in server) {
+      this.status.set({ state: 'stopped', reason: server.error });
       return false;
     }
     // No arguments and no `transport`: vscode-languageclient would append `--stdio` for
@@ -74,14 +81,27 @@ export class CopilotClient implements vscode.Disposable {
       // Ask failures get their own notification with a fix (errors.ts); the client's
       // generic "request failed" popups would only repeat them.
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      stdioOptions: {
+        // stdout is the protocol; only used by the client for other transports.
+        stdout: (input, channel) => forwardLines(input, (line) => channel.info(line)),
+        stderr: (input, channel) => forwardLines(input, (line) => channel[serverLogLevel(line)](line)),
+      },
     };
     const client = new LanguageClient('copilot', 'Copilot', { run, debug: run }, clientOptions);
     this.client = client;
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.status.set({ state: 'running', path: server.path, source: server.source });
+      } else if (e.newState === State.Stopped && this.client === client) {
+        this.status.set({ state: 'stopped', reason: 'copilot-ls is not running.' });
+      }
+    });
     try {
       await client.start();
       return true;
     } catch (err) {
       this.log.error(`copilot-ls failed to start: ${String(err)}`);
+      this.status.set({ state: 'stopped', reason: `copilot-ls at ${server.path} failed to start.` });
       const action = openSettingsAction('copilot.server.path');
       const picked = await vscode.window.showErrorMessage(
         `Copilot: the server at ${server.path} (from ${server.source}) failed to start. See the Copilot output for details.`,
@@ -170,4 +190,8 @@ export class CopilotClient implements vscode.Disposable {
     }
     void this.stop();
   }
+}
+
+function forwardLines(input: Readable, write: (line: string) => void): void {
+  createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', write);
 }

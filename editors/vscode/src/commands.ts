@@ -12,12 +12,14 @@ import { showAskError } from './error_notification';
 import { openLocation } from './open_location';
 import { withAskProgress } from './progress';
 import { shortQuestion } from './progress_report';
+import type { StatusItem } from './status';
 
 export interface CommandDeps {
   client: CopilotClient;
   store: AnswerStore;
   view: AnswerView;
   log: vscode.LogOutputChannel;
+  status: StatusItem;
 }
 
 type AskMode = 'ask' | 'selection' | 'followUp';
@@ -57,7 +59,7 @@ async function promptQuestion(mode: AskMode, store: AnswerStore): Promise<string
 }
 
 async function ask(deps: CommandDeps, mode: AskMode): Promise<void> {
-  const { client, store, view, log } = deps;
+  const { client, store, view, log, status } = deps;
   // Read the editor before the input box takes focus.
   const editor = vscode.window.activeTextEditor;
   if (mode === 'selection' && (!editor || editor.selection.isEmpty)) {
@@ -72,6 +74,7 @@ async function ask(deps: CommandDeps, mode: AskMode): Promise<void> {
   if (question === undefined) {
     return;
   }
+  status.set({ state: 'asking', question: shortQuestion(question) });
   try {
     await withAskProgress(question, async (progress) => {
       const params = buildAskParams({
@@ -90,7 +93,10 @@ async function ask(deps: CommandDeps, mode: AskMode): Promise<void> {
       view.show(store.current);
     });
   } catch (err) {
+    status.idle();
     await showAskError(err, log);
+  } finally {
+    status.idle();
   }
 }
 

@@ -6,6 +6,7 @@ import { AnswerView } from './answer_view';
 import { createCitationsTree } from './citations_tree';
 import { CopilotClient } from './client';
 import { registerCommands } from './commands';
+import { StatusItem } from './status';
 
 let client: CopilotClient | undefined;
 
@@ -13,9 +14,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel('Copilot', { log: true });
   const store = new AnswerStore();
   const view = new AnswerView();
-  client = new CopilotClient(context, log);
+  const status = new StatusItem();
+  client = new CopilotClient(context, log, status);
 
-  context.subscriptions.push(log, view, client, createCitationsTree(store), ...registerCommands({ client, store, view, log }));
+  context.subscriptions.push(
+    log,
+    status,
+    view,
+    client,
+    createCitationsTree(store),
+    ...registerCommands({ client, store, view, log, status }),
+  );
 
   // Commands are registered first so the palette works even when the server is missing;
   // a missing binary is reported by start() and retried on the next ask.

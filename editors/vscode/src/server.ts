@@ -25,8 +25,8 @@ export interface ServerBinary {
   source: ServerSource;
 }
 
-/** The binary to run, or undefined after an error notification that says how to fix it. */
-export function resolveServer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ServerBinary | undefined {
+/** The binary to run, or the reason there is none (after a notification saying how to fix it). */
+export function resolveServer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ServerBinary | { error: string } {
   const found = findServer({
     env: process.env,
     settingPath: vscode.workspace.getConfiguration('copilot').get<string | null>('server.path'),
@@ -45,5 +45,5 @@ export function resolveServer(context: vscode.ExtensionContext, log: vscode.LogO
       void vscode.commands.executeCommand(action.command, ...action.args);
     }
   });
-  return undefined;
+  return { error: found.message };
 }

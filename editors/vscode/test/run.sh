@@ -25,7 +25,7 @@ passed=0
 failed=0
 started=$(date +%s)
 
-log() { echo "== vscode: $*"; }
+log() { echo "== vscode [$(($(date +%s) - started)) s]: $*"; }
 finish() {
   log "took $(($(date +%s) - started)) s"
   echo "vscode: $passed passed, $failed failed"
@@ -47,6 +47,7 @@ apt_install() {
       as_root apt-get install -y -q --no-install-recommends "$@" >>"$CACHE/apt.log" 2>&1; }
 }
 
+rm -rf "$OUT"
 mkdir -p "$CACHE" "$OUT"
 
 # ---- system packages: Chromium for playwright, Kerberos headers for code-server ----

@@ -202,9 +202,12 @@ export async function openFile(page: Page, relativePath: string): Promise<void> 
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible' });
   await input.fill(relativePath);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(relativePath) }).first();
+  const name = path.basename(relativePath);
+  const row = page
+    .locator('.quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(name)}$`) }) })
+    .first();
   await row.waitFor({ state: 'visible' });
-  await input.press('Enter');
+  await row.click();
   await page.locator(`.tabs-container .tab.active[aria-label*="${path.basename(relativePath)}"]`).first().waitFor();
 }
 
@@ -233,4 +236,26 @@ export function answerFrame(page: Page) {
 
 export async function cursorAt(page: Page, line: number, column = 1): Promise<void> {
   await page.locator('.statusbar-item[id="status.editor.selection"]', { hasText: `Ln ${line}, Col ${column}` }).waitFor();
+}
+
+/** The extension's status bar item once the server runs (the extension is active). */
+export function serverRunning(page: Page) {
+  return page.locator('.statusbar-item', { hasText: 'Copilot', has: page.locator('.codicon-comment-discussion') }).first();
+}
+
+/** A toast with the error icon (not an info or a progress notification). */
+export function errorNotification(page: Page, text: string | RegExp) {
+  return page.locator('.notifications-toasts .notification-list-item', { hasText: text, has: page.locator('.codicon-error') });
+}
+
+/** Closes the settings editor (a modal in this VS Code) so the palette works again. */
+export async function closeSettings(page: Page): Promise<void> {
+  const settings = page.locator('.settings-editor');
+  await waitUntil('the settings editor to close', async () => {
+    if (!(await settings.isVisible())) {
+      return true;
+    }
+    await page.keyboard.press('Escape');
+    return undefined;
+  });
 }

@@ -3,7 +3,7 @@
 // in order and share one window, like a person working through the features.
 
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,7 +11,10 @@ import type { Browser, Page } from 'playwright-core';
 import {
   answerFrame,
   answerInputBox,
+  closeSettings,
   cursorAt,
+  errorNotification,
+  serverRunning,
   e2eEnv,
   notification,
   openFile,
@@ -98,6 +101,19 @@ async function focusProblems(): Promise<void> {
   await page.locator('.markers-panel').waitFor({ state: 'visible' });
 }
 
+/** `it`, plus a screenshot of the window when the test fails. */
+function step(name: string, fn: () => Promise<void>): void {
+  it(name, async () => {
+    try {
+      await fn();
+    } catch (err) {
+      const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+      await page?.screenshot({ path: path.join(env.outDir, `failed-${slug}.png`) }).catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
 describe('VS Code extension against copilot-ls and the fake provider', { timeout: 600_000 }, () => {
   before(async () => {
     env = e2eEnv();
@@ -144,9 +160,21 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     }
     await browser?.close().catch(() => undefined);
     stopAll();
+    if (work) {
+      // Keep the extension's own log (it includes the server's stderr) next to the rest.
+      const logs = path.join(work, 'home', 'user-data', 'logs');
+      const found = readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => path.basename(path.dirname(f)) === 'copilot-ls.copilot-ls');
+      for (const f of found) {
+        cpSync(path.join(logs, f), path.join(env.outDir, `extension-${path.basename(f)}`));
+      }
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
-  it('lists its commands in the palette', async () => {
+  step('activates, starts the server and lists its commands in the palette', async () => {
+    // The palette only lists extension commands once the extension host has loaded.
+    await serverRunning(page).waitFor({ timeout: 60_000 });
+    assert.equal(await errorNotification(page, 'Copilot').count(), 0, 'no error at startup');
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await input.fill('>Copilot: ');
@@ -156,7 +184,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await input.press('Escape');
   });
 
-  it('asks from the palette, shows each tool step, then the answer', async () => {
+  step('asks from the palette, shows each tool step, then the answer', async () => {
     await openFile(page, 'src/main.rs');
     await ask('Copilot: Ask', 'Copilot: Ask', QUESTION);
     // The progress notification shows the server's $/progress report for the first tool.
@@ -175,7 +203,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     assert.ok(JSON.stringify(sent[0].body).includes('main.rs'), 'the active editor is part of the context');
   });
 
-  it('puts the citations in the Problems panel', async () => {
+  step('puts the citations in the Problems panel', async () => {
     await focusProblems();
     const rows = page.locator('.markers-panel .monaco-list-row');
     await rows.filter({ hasText: 'refill before taking a token' }).first().waitFor();
@@ -184,13 +212,13 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     assert.ok(text.includes('copilot'), 'source copilot is shown');
   });
 
-  it('opens a citation link at the cited line', async () => {
+  step('opens a citation link at the cited line', async () => {
     await answerFrame(page).locator('#answer a', { hasText: 'src/rate_limit.rs:26-34' }).click();
     await page.locator('.tabs-container .tab.active[aria-label*="rate_limit.rs"]').first().waitFor();
     await cursorAt(page, 26);
   });
 
-  it('jumps to a citation with Go to Citation', async () => {
+  step('jumps to a citation with Go to Citation', async () => {
     await runCommand(page, 'Copilot: Go to Citation');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'src/config.rs:12-18' }).first();
     await pick.waitFor();
@@ -199,7 +227,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await cursorAt(page, 12);
   });
 
-  it('applies the suggested edit as a quick fix through the refactor preview', async () => {
+  step('applies the suggested edit as a quick fix through the refactor preview', async () => {
     await openFile(page, 'src/rate_limit.rs');
     await page.keyboard.press('Control+G');
     const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -207,21 +235,40 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await input.fill(':35');
     await input.press('Enter');
     await cursorAt(page, 35);
-    await page.keyboard.press('Control+.');
     const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Copilot: Document refill' }).first();
-    await fix.waitFor();
+    // Ctrl+. right after moving the cursor can race VS Code's own code action request;
+    // if the menu shows without our fix, close it and ask again.
+    let misses = 0;
+    await waitUntil('the Copilot quick fix in the Ctrl+. menu', async () => {
+      await page.keyboard.press('Control+.');
+      try {
+        await fix.waitFor({ timeout: 5000 });
+        return true;
+      } catch {
+        misses++;
+        await page.screenshot({ path: path.join(env.outDir, `quickfix-miss-${misses}.png`) });
+        await page.keyboard.press('Escape');
+        return undefined;
+      }
+    }, 40_000);
     await fix.click();
-    // needsConfirmation makes VS Code show the refactor preview instead of applying.
+    // needsConfirmation makes VS Code show the refactor preview, with the change
+    // unticked: nothing is applied until the user ticks it and presses Apply.
     const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
     await apply.waitFor();
-    assert.equal(readFileSync(path.join(workspace, 'src/rate_limit.rs'), 'utf8').includes(NEW_TEXT), false, 'not applied before Apply');
+    const fileRow = page.locator('.monaco-list-row[aria-label*="rate_limit.rs, making text edits"]');
+    const checkbox = fileRow.locator('.edit-checkbox');
+    await checkbox.waitFor();
+    assert.equal(await checkbox.getAttribute('aria-checked'), 'false', 'a suggested edit starts unticked');
+    await checkbox.click();
+    await fileRow.locator('.edit-checkbox[aria-checked="true"]').waitFor();
     await apply.click();
     await page.locator('.view-lines', { hasText: 'Adds the tokens earned since the last refill' }).first().waitFor();
     await page.keyboard.press('Control+S');
     await waitUntil('the edit on disk', () => readFileSync(path.join(workspace, 'src/rate_limit.rs'), 'utf8').includes(NEW_TEXT) || undefined);
   });
 
-  it('follows up in the same conversation', async () => {
+  step('follows up in the same conversation', async () => {
     await ask('Copilot: Follow Up', 'Copilot: Follow Up', FOLLOW_UP);
     await answerFrame(page).locator('#answer').getByText('Follow-up answer').waitFor({ timeout: 60_000 });
     const sent = requests();
@@ -232,7 +279,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     assert.ok(body.includes(QUESTION), 'the follow-up carries the earlier question');
   });
 
-  it('cancels from the progress notification without an error', async () => {
+  step('cancels from the progress notification without an error', async () => {
     await ask('Copilot: Ask', 'Copilot: Ask', 'Which ports does it listen on?');
     const progress = notification(page, 'Which ports does it listen on?');
     await progress.waitFor();
@@ -241,21 +288,22 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await progress.waitFor({ state: 'hidden' });
   });
 
-  it('shows a provider error with a button to the setting, and nothing for the cancel', async () => {
+  step('shows a provider error with a button to the setting, and nothing for the cancel', async () => {
     await ask('Copilot: Ask', 'Copilot: Ask', 'Why does this fail?');
-    const error = notification(page, /Copilot: .*401/);
+    const error = errorNotification(page, /Copilot: .*401/);
     await error.waitFor({ timeout: 60_000 });
-    // A cancelled ask would have shown up before this one; -32800 is not an error.
-    assert.equal(await notification(page, /Copilot:.*(cancel|-32800)/i).count(), 0);
-    assert.equal(await notification(page, /Copilot: /).count(), 1, await page.locator('.notifications-toasts').innerText());
+    // A cancelled ask would have shown its error before this one; -32800 is not an error.
+    assert.equal(await errorNotification(page, /./).count(), 1, await page.locator('.notifications-toasts').innerText());
     assert.equal(requests().length, 6, 'a 401 is not retried, the cancelled call is not repeated');
     await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor').waitFor();
     const search = page.locator('.settings-editor .suggest-input-container .view-lines');
     await search.filter({ hasText: 'copilot.apiKeyEnv' }).waitFor();
+    await page.locator('.settings-editor .setting-item-label', { hasText: 'Api Key Env' }).first().waitFor();
+    await closeSettings(page);
   });
 
-  it('clears the answers and their diagnostics', async () => {
+  step('clears the answers and their diagnostics', async () => {
     await runCommand(page, 'Copilot: Clear Answers');
     await answerFrame(page).locator('#answer', { hasText: 'No answer' }).waitFor();
     await focusProblems();
@@ -263,12 +311,15 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await page.locator('.markers-panel', { hasText: 'No problems have been detected' }).waitFor();
   });
 
-  it('reports a missing server binary with the fix', async () => {
-    const settings = JSON.parse(readFileSync(server.userSettings, 'utf8'));
-    settings['copilot.server.path'] = path.join(work, 'no-such-copilot-ls');
-    writeFileSync(server.userSettings, JSON.stringify(settings, null, 2));
-    const error = notification(page, 'copilot.server.path points to');
+  step('reports a missing server binary with the fix', async () => {
+    // A workspace setting, as a user would set it for one project; the extension
+    // restarts the server when copilot.server.path changes.
+    mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot.server.path': path.join(work, 'no-such-copilot-ls') }));
+    const error = errorNotification(page, 'copilot.server.path points to');
     await error.waitFor();
-    await error.locator('.monaco-button', { hasText: 'Open Settings' }).waitFor();
+    await page.locator('.statusbar-item', { has: page.locator('.codicon-error') }).filter({ hasText: 'Copilot' }).waitFor();
+    await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+    await page.locator('.settings-editor').waitFor();
   });
 });

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { AnswerStore } from '../../src/answer_store';
 import { citationEntries } from '../../src/citation_entries';
 import { progressText, shortQuestion } from '../../src/progress_report';
+import { serverLogLevel } from '../../src/server_log';
 import { ROOT, sampleResult } from './fixtures';
 
 describe('citationEntries', () => {
@@ -44,5 +45,15 @@ describe('AnswerStore', () => {
     store.clear();
     assert.equal(store.current, undefined);
     assert.deepEqual(seen, ['q1', undefined]);
+  });
+});
+
+describe('serverLogLevel', () => {
+  it('reads the level of tracing lines', () => {
+    assert.equal(serverLogLevel('2026-11-30T00:06:06.909449Z  INFO copilot_ls::agent: ask finished'), 'info');
+    assert.equal(serverLogLevel('2026-11-30T00:07:01.525951Z  WARN copilot_ls::lsp: ask failed'), 'warn');
+    assert.equal(serverLogLevel('2026-11-30T00:07:01.525951Z ERROR copilot_ls: boom'), 'error');
+    assert.equal(serverLogLevel('DEBUG something'), 'debug');
+    assert.equal(serverLogLevel("thread 'main' panicked at src/main.rs:3:5"), 'error');
   });
 });
