@@ -10,6 +10,8 @@ use super::ToolOutput;
 pub const WINDOW_LINES: usize = 400;
 /// Longer lines are cut so one minified line cannot fill the model's context.
 const MAX_LINE_CHARS: usize = 1000;
+/// A window stops early past this many bytes (400 long lines would still be too many).
+const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -63,13 +65,17 @@ pub fn render(
             "end_line {requested_end} is before start_line {start}"
         )));
     }
-    let end = requested_end.min(start + WINDOW_LINES - 1);
+    let mut end = requested_end.min(start + WINDOW_LINES - 1);
     let mut out = header(path, file);
     for (offset, line) in lines[start - 1..end].iter().enumerate() {
         out.push_str(&(start + offset).to_string());
         out.push('\t');
         push_capped(&mut out, line);
         out.push('\n');
+        if out.len() > MAX_OUTPUT_BYTES {
+            end = start + offset;
+            break;
+        }
     }
     if end < requested_end || (end_line.is_none() && end < total) {
         out.push_str(&format!(

@@ -1,18 +1,11 @@
 //! `read_open_buffer`: like `read_file`, but only for documents open in the editor.
 
-use serde::Deserialize;
-
 use super::error::ToolError;
 use super::workspace::{FileText, TextSource, Workspace};
 use super::ToolOutput;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Args {
-    pub path: String,
-    pub start_line: Option<u64>,
-    pub end_line: Option<u64>,
-}
+/// The same parameters as `read_file`.
+pub use super::read_file::Args;
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let resolved = workspace.sandbox.resolve_allow_missing(&args.path)?;
