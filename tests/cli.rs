@@ -104,6 +104,22 @@ fn read_file_reads_long_files_in_windows_of_400_lines() {
         &[],
     );
     assert!(stdout(&output).ends_with("1000\tline 1000\n(lines 990-1000 of 1000)\n"));
+    // Very long lines: the window stops early (by bytes) and still says how to read on.
+    let wide: String = (1..=400)
+        .map(|i| format!("{i:04}{}\n", "x".repeat(996)))
+        .collect();
+    std::fs::write(ws.path().join("wide.txt"), wide).unwrap();
+    let text = stdout(&run(
+        &["tool", "read_file", r#"{"path":"wide.txt"}"#],
+        ws.path(),
+        &[],
+    ));
+    assert!(text.len() < 70 * 1024, "{}", text.len());
+    assert!(
+        text.contains("66\t0066") && !text.contains("\n67\t0067"),
+        "cut after 64 KiB"
+    );
+    assert!(text.contains("call read_file with start_line=67 to read on"));
 }
 
 #[test]
