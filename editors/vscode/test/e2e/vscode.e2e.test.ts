@@ -67,6 +67,7 @@ const SCRIPT = {
       ],
     },
     { text: 'Follow-up answer: the limits come from `TOLLBOOTH_BURST` and `TOLLBOOTH_RPS` in src/config.rs:11.' },
+    { text: 'Selection answer: `refill` adds the tokens earned since src/rate_limit.rs:37.' },
     { hang: true },
     { status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' },
   ],
@@ -227,6 +228,20 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await cursorAt(page, 12);
   });
 
+  step('lists the citations in the Copilot Citations view', async () => {
+    const header = page.locator('.pane-header', { hasText: 'Copilot Citations' });
+    if ((await header.getAttribute('aria-expanded')) !== 'true') {
+      await header.click();
+    }
+    const tree = page.locator('.pane', { has: header });
+    await tree.locator('.monaco-list-row', { hasText: 'Document refill' }).waitFor();
+    await tree.locator('.monaco-list-row', { hasText: 'src/config.rs:12-18' }).waitFor();
+    await tree.locator('.monaco-list-row', { hasText: 'src/rate_limit.rs:26-34' }).click();
+    await page.locator('.tabs-container .tab.active[aria-label*="rate_limit.rs"]').first().waitFor();
+    await cursorAt(page, 26);
+    await header.click();
+  });
+
   step('applies the suggested edit as a quick fix through the refactor preview', async () => {
     await openFile(page, 'src/rate_limit.rs');
     await page.keyboard.press('Control+G');
@@ -279,11 +294,45 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     assert.ok(body.includes(QUESTION), 'the follow-up carries the earlier question');
   });
 
+  step('shows the last answer again after its view was closed', async () => {
+    const tab = page.locator('.tabs-container .tab', { hasText: 'Copilot Answer' });
+    await tab.hover();
+    await tab.locator('.tab-actions .action-label').first().click();
+    await page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
+    await runCommand(page, 'Copilot: Show Last Answer');
+    await answerFrame(page).locator('#answer').getByText('Follow-up answer').waitFor();
+  });
+
+  step('asks about the selection', async () => {
+    await openFile(page, 'src/rate_limit.rs');
+    await page.keyboard.press('Control+G');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.fill(':36');
+    await input.press('Enter');
+    await cursorAt(page, 36);
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Shift+ArrowDown');
+    }
+    await page.locator('.statusbar-item[id="status.editor.selection"]', { hasText: 'selected' }).first().waitFor();
+    await runCommand(page, 'Copilot: Ask About Selection');
+    // Enter alone asks the default question about the selected code.
+    await answerInputBox(page, 'Copilot: Ask About Selection', '');
+    await answerFrame(page).locator('#answer').getByText('Selection answer').waitFor({ timeout: 60_000 });
+    const sent = requests();
+    assert.equal(sent.length, 5);
+    const body = JSON.stringify(sent[4].body);
+    assert.ok(body.includes('Explain the selected code.'), 'the default question');
+    // The selection reaches the model as context (the server reads AskParams.range).
+    assert.match(body, /src\/rate_limit\.rs with lines 36-/, 'the selected lines are part of the context');
+    // (The quick fix above added a line, so the selection starts at `fn refill`.)
+    assert.ok(body.includes('fn refill(&mut self) {\\n        let now = Instant::now();'), 'the selected text is part of the context');
+  });
+
   step('cancels from the progress notification without an error', async () => {
     await ask('Copilot: Ask', 'Copilot: Ask', 'Which ports does it listen on?');
     const progress = notification(page, 'Which ports does it listen on?');
     await progress.waitFor();
-    await waitUntil('the hanging provider call', () => requests().length === 5 || undefined);
+    await waitUntil('the hanging provider call', () => requests().length === 6 || undefined);
     await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await progress.waitFor({ state: 'hidden' });
   });
@@ -294,7 +343,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await error.waitFor({ timeout: 60_000 });
     // A cancelled ask would have shown its error before this one; -32800 is not an error.
     assert.equal(await errorNotification(page, /./).count(), 1, await page.locator('.notifications-toasts').innerText());
-    assert.equal(requests().length, 6, 'a 401 is not retried, the cancelled call is not repeated');
+    assert.equal(requests().length, 7, 'a 401 is not retried, the cancelled call is not repeated');
     await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor').waitFor();
     const search = page.locator('.settings-editor .suggest-input-container .view-lines');
