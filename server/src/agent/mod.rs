@@ -156,8 +156,14 @@ impl Agent<'_> {
 
             if response.finish == FinishReason::Length && !turn.tool_calls.is_empty() {
                 // A truncated turn's tool calls may be cut mid-argument: never run them.
+                // Some APIs reject an empty assistant message: keep a placeholder.
+                let text = if turn.text.trim().is_empty() {
+                    "(reply cut off)".to_string()
+                } else {
+                    turn.text.clone()
+                };
                 messages.push(Message::Assistant(AssistantTurn {
-                    text: turn.text.clone(),
+                    text,
                     tool_calls: Vec::new(),
                 }));
                 messages.push(Message::User(
@@ -168,6 +174,9 @@ impl Agent<'_> {
 
             if turn.tool_calls.is_empty() {
                 let mut answer = turn.text.clone();
+                if answer.trim().is_empty() {
+                    answer = "The model ended its turn without an answer.".to_string();
+                }
                 if response.finish == FinishReason::Length {
                     answer.push_str("\n\n*(The model's reply was cut off by its output limit.)*");
                 }
