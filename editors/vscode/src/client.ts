@@ -38,6 +38,7 @@ export class CopilotClient implements vscode.Disposable {
           if (change.kind === 'notify') {
             // The server reads `settings.copilot`; only keys the user set are sent, so the
             // server's environment keeps ranking above its built-in defaults.
+            this.log.info(`sending settings to the server: ${JSON.stringify(change.settings)}`);
             void this.client?.sendNotification('workspace/didChangeConfiguration', {
               settings: { copilot: change.settings },
             });

@@ -93,8 +93,8 @@ async function ask(deps: CommandDeps, mode: AskMode): Promise<void> {
       view.show(store.current);
     });
   } catch (err) {
-    status.idle();
-    await showAskError(err, log);
+    // Not awaited: the notification waits for a click, the status should not.
+    void showAskError(err, log);
   } finally {
     status.idle();
   }

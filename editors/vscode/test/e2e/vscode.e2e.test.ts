@@ -92,6 +92,15 @@ function requests(): Array<{ path: string; body: { messages?: Array<{ role: stri
   }
 }
 
+/** The extension's log so far (its output channel, as VS Code writes it to disk). */
+function extensionLog(): string {
+  const logs = path.join(work, 'home', 'user-data', 'logs');
+  return readdirSync(logs, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(path.join('copilot-ls.copilot-ls', 'Copilot.log')))
+    .map((f) => readFileSync(path.join(logs, f), 'utf8'))
+    .join('\n');
+}
+
 async function ask(command: string, title: string, question: string): Promise<void> {
   await runCommand(page, command);
   await answerInputBox(page, title, question);
@@ -337,6 +346,12 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await progress.waitFor({ state: 'hidden' });
   });
 
+  step('sends a changed setting to the running server', async () => {
+    mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot.model': 'fake-2' }));
+    await waitUntil('the extension to send the new settings', () => (extensionLog().includes('"model":"fake-2"') ? true : undefined));
+  });
+
   step('shows a provider error with a button to the setting, and nothing for the cancel', async () => {
     await ask('Copilot: Ask', 'Copilot: Ask', 'Why does this fail?');
     const error = errorNotification(page, /Copilot: .*401/);
@@ -344,6 +359,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     // A cancelled ask would have shown its error before this one; -32800 is not an error.
     assert.equal(await errorNotification(page, /./).count(), 1, await page.locator('.notifications-toasts').innerText());
     assert.equal(requests().length, 7, 'a 401 is not retried, the cancelled call is not repeated');
+    assert.equal((requests()[6].body as { model?: string }).model, 'fake-2', 'didChangeConfiguration reached the server');
     await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor').waitFor();
     const search = page.locator('.settings-editor .suggest-input-container .view-lines');
