@@ -1,0 +1,117 @@
+//! Reports retrieval quality on the eval set: per-question rank for the tuned ranker
+//! and plain BM25, recall@5 and MRR, and index build time and size per crate.
+//!
+//! `cargo run --release -p copilot-ls --example retrieval_eval [-- --whole-registry]`
+//! (`--whole-registry` also indexes all of `$CARGO_HOME/registry/src` as one workspace
+//! and times searches on it).
+// A report for a human at a terminal, not the LSP server: stdout is free here.
+#![allow(clippy::print_stdout)]
+
+#[path = "../../bench/retrieval/harness.rs"]
+mod harness;
+
+use std::time::Instant;
+
+use copilot_ls::tools::retrieval::RetrievalIndex;
+use copilot_ls::tools::sandbox::Sandbox;
+
+fn main() -> Result<(), String> {
+    let whole_registry = std::env::args().any(|a| a == "--whole-registry");
+    let root = harness::workspace_root();
+    let questions = harness::load_questions(&root)?;
+    // One thread per crate index, one at a time, so build times are comparable.
+    let (reports, outcomes) = harness::run(&questions, 1)?;
+
+    println!(
+        "{:>5} {:>5}  question (crate) → tuned top files",
+        "tuned", "plain"
+    );
+    let show = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
+    for o in &outcomes {
+        let miss = if o.tuned_rank.is_some_and(|r| r <= 5) {
+            " "
+        } else {
+            "✗"
+        };
+        println!(
+            "{miss}{:>4} {:>5}  {} ({})",
+            show(o.tuned_rank),
+            show(o.plain_rank),
+            o.question.question,
+            o.question.crate_dir
+        );
+        if o.tuned_rank.is_none_or(|r| r > 5) {
+            println!("             expected {:?}", o.question.expected);
+            println!(
+                "             got      {:?}",
+                &o.tuned_top[..o.tuned_top.len().min(5)]
+            );
+        }
+    }
+
+    let summary = harness::summarize(&outcomes);
+    let crates = reports.len();
+    println!();
+    println!("{} questions over {crates} crates", summary.questions);
+    println!(
+        "recall@5: tuned {:.3}  plain BM25 {:.3}",
+        summary.tuned_recall_at_5, summary.plain_recall_at_5
+    );
+    println!(
+        "MRR@{}:   tuned {:.3}  plain BM25 {:.3}",
+        harness::RANK_DEPTH,
+        summary.tuned_mrr,
+        summary.plain_mrr
+    );
+    let mut searches: Vec<f64> = outcomes
+        .iter()
+        .map(|o| o.tuned_search.as_secs_f64() * 1e3)
+        .collect();
+    searches.sort_by(f64::total_cmp);
+    println!(
+        "search (tuned, top {}): median {:.2} ms, max {:.2} ms",
+        harness::RANK_DEPTH,
+        searches[searches.len() / 2],
+        searches[searches.len() - 1]
+    );
+
+    println!();
+    println!(
+        "{:<26} {:>6} {:>7} {:>9} {:>9}",
+        "crate", "files", "chunks", "index MB", "build ms"
+    );
+    for r in &reports {
+        println!(
+            "{:<26} {:>6} {:>7} {:>9.1} {:>9.1}",
+            r.crate_dir,
+            r.files,
+            r.chunks,
+            r.bytes as f64 / 1e6,
+            r.build.as_secs_f64() * 1e3
+        );
+    }
+
+    if whole_registry {
+        let src = harness::registry_src()?;
+        let sandbox = Sandbox::new(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+        let started = Instant::now();
+        let index = RetrievalIndex::build(&sandbox);
+        let build = started.elapsed();
+        let started = Instant::now();
+        for q in &questions {
+            index.search(&q.question, harness::RANK_DEPTH);
+        }
+        let per_search = started.elapsed() / questions.len() as u32;
+        println!();
+        println!(
+            "whole {}: {} files, {} chunks, ~{:.0} MB, built in {:.2} s; search {:.2} ms on average",
+            src.display(),
+            index.file_count(),
+            index.chunk_count(),
+            index.approximate_bytes() as f64 / 1e6,
+            build.as_secs_f64(),
+            per_search.as_secs_f64() * 1e3
+        );
+    }
+    Ok(())
+}
