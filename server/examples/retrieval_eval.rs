@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p copilot-ls --example retrieval_eval [-- --whole-registry]`
 //! (`--whole-registry` also indexes all of `$CARGO_HOME/registry/src` as one workspace
-//! and times searches on it).
+//! and times searches on it; `--explain "some words"` prints the top chunks of every
+//! question containing those words, with scores, to see why a file ranks where it does).
 // A report for a human at a terminal, not the LSP server: stdout is free here.
 #![allow(clippy::print_stdout)]
 
@@ -16,9 +17,14 @@ use copilot_ls::tools::retrieval::RetrievalIndex;
 use copilot_ls::tools::sandbox::Sandbox;
 
 fn main() -> Result<(), String> {
-    let whole_registry = std::env::args().any(|a| a == "--whole-registry");
+    let args: Vec<String> = std::env::args().collect();
+    let whole_registry = args.iter().any(|a| a == "--whole-registry");
     let root = harness::workspace_root();
     let questions = harness::load_questions(&root)?;
+    if let Some(i) = args.iter().position(|a| a == "--explain") {
+        let words = args.get(i + 1).ok_or("--explain needs words to look for")?;
+        return explain(&root, &questions, words);
+    }
     // One thread per crate index, one at a time, so build times are comparable.
     let (reports, outcomes) = harness::run(&questions, 1)?;
 
@@ -112,6 +118,44 @@ fn main() -> Result<(), String> {
             build.as_secs_f64(),
             per_search.as_secs_f64() * 1e3
         );
+    }
+    Ok(())
+}
+
+/// Prints the top chunks for every question containing `words`, and where the best
+/// chunk of an expected file ranks.
+fn explain(
+    root: &std::path::Path,
+    questions: &[harness::Question],
+    words: &str,
+) -> Result<(), String> {
+    for q in questions.iter().filter(|q| q.question.contains(words)) {
+        let dir = harness::locate_crate(&q.crate_dir, root)?;
+        let sandbox = Sandbox::new(&dir).map_err(|e| e.to_string())?;
+        let index = RetrievalIndex::build(&sandbox);
+        println!(
+            "{} ({})  expected {:?}",
+            q.question, q.crate_dir, q.expected
+        );
+        let hits = index.search(&q.question, 200);
+        for (i, hit) in hits.iter().enumerate() {
+            let expected = q.expected.contains(&hit.path);
+            if i < 10 || expected {
+                println!(
+                    "  {}{:>3} {:>7.2}  {}:{}-{}  {:?}",
+                    if expected { "*" } else { " " },
+                    i + 1,
+                    hit.score,
+                    hit.path,
+                    hit.start_line,
+                    hit.end_line,
+                    hit.symbol
+                );
+            }
+            if expected && i >= 10 {
+                break;
+            }
+        }
     }
     Ok(())
 }

@@ -60,23 +60,25 @@ pub fn chunk_file(lines: &[&str], markdown: bool) -> ChunkedFile {
     // Definitions, and where each one's chunk starts (its attached comments).
     let mut starts: Vec<(usize, usize, Definition)> = Vec::new(); // (chunk start, def line, def)
     for (i, line) in lines.iter().enumerate() {
-        // Markdown headings are prose lines; elsewhere definitions are code lines.
-        let wanted = if markdown {
-            LineKind::Comment
-        } else {
-            LineKind::Code
-        };
-        if kinds[i] != wanted {
-            continue;
-        }
-        let definition = if markdown {
-            markdown_heading(line)
-        } else {
-            definition_on_line(line)
+        // Markdown headings are prose lines; elsewhere definitions are code lines, and
+        // so are the headings of module docs (`//! # Line breaks`), which are often
+        // long enough to need sections.
+        let definition = match kinds[i] {
+            LineKind::Comment if markdown => markdown_heading(line),
+            LineKind::Code if !markdown => definition_on_line(line),
+            LineKind::DocComment if !markdown => line
+                .trim_start()
+                .strip_prefix("//!")
+                .and_then(markdown_heading),
+            _ => None,
         };
         let Some(definition) = definition else {
             continue;
         };
+        if kinds[i] == LineKind::DocComment {
+            starts.push((i, i, definition));
+            continue;
+        }
         let mut start = i;
         while !markdown
             && start > 0
@@ -136,8 +138,9 @@ pub fn chunk_file(lines: &[&str], markdown: bool) -> ChunkedFile {
         if let Some(chunk) = current.take() {
             chunks.push(chunk);
         }
-        // Long segments are cut into windows; the definition belongs to the window
-        // holding its definition line, and every window keeps the symbol.
+        // Long segments are cut into windows. The definition belongs to the window
+        // holding its definition line and to those before it (a long doc comment is
+        // about the definition below it); every window keeps the symbol.
         let symbol = definition.as_ref().map(|(_, d)| d.symbol.clone());
         let mut window_start = start;
         while window_start < end {
@@ -150,7 +153,7 @@ pub fn chunk_file(lines: &[&str], markdown: bool) -> ChunkedFile {
                 in_test_module: false,
             };
             if let Some((def_line, def)) = &definition {
-                if (window_start..window_end).contains(def_line) {
+                if window_start <= *def_line {
                     chunk.definitions.push(def.clone());
                 }
             }
@@ -723,6 +726,7 @@ pub fn sub_one(x: u32) -> u32 {
         assert_eq!(names(&file.chunks[0]), ["C0", "C1", "C2", "C3"]);
         assert_eq!(names(&file.chunks[1]), ["long"]);
         // The continuation keeps the symbol it belongs to, but does not define it.
+        // (A window before the definition line, a long doc comment, would.)
         assert_eq!(file.chunks[2].symbol.as_deref(), Some("long"));
         assert!(file.chunks[2].definitions.is_empty());
     }
@@ -764,6 +768,36 @@ mod tests {
         let file = chunk(text);
         let flags: Vec<bool> = file.chunks.iter().map(|c| c.in_test_module).collect();
         assert_eq!(flags, [false, true], "{:?}", file.chunks);
+    }
+
+    #[test]
+    fn module_doc_headings_start_chunks() {
+        let mut text = String::from("//! The crate.\n");
+        for i in 0..10 {
+            text.push_str(&format!("//! intro {i}\n"));
+        }
+        text.push_str("//! # Line breaks\n//!\n");
+        for i in 0..10 {
+            text.push_str(&format!("//! about line breaks {i}\n"));
+        }
+        let file = chunk(&text);
+        let symbols: Vec<Option<&str>> = file.chunks.iter().map(|c| c.symbol.as_deref()).collect();
+        assert_eq!(symbols, [None, Some("Line breaks")]);
+        assert_eq!(file.chunks[1].start_line, 11);
+    }
+
+    #[test]
+    fn a_long_doc_comment_is_about_its_definition() {
+        let mut text = String::new();
+        for i in 0..(MAX_CHUNK_LINES + 5) {
+            text.push_str(&format!("/// Explains {i}.\n"));
+        }
+        text.push_str("pub fn documented() {}\n");
+        let file = chunk(&text);
+        assert_eq!(file.chunks.len(), 2);
+        for c in &file.chunks {
+            assert_eq!(names(c), ["documented"]);
+        }
     }
 
     #[test]

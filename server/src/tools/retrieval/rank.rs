@@ -169,16 +169,19 @@ impl Intent {
         }
     }
 
-    /// How much a chunk of this kind is worth relative to source code.
+    /// How much a chunk of this kind is worth relative to source code. A kind the
+    /// question asks for ("where are the tests for …") beats source that merely
+    /// shares its other words.
     fn factor(&self, kind: FileKind, in_test_module: bool) -> f32 {
+        const ASKED: f32 = 1.5;
         let kind = if in_test_module { FileKind::Test } else { kind };
         match kind {
             FileKind::Source => 1.0,
-            FileKind::Test if self.tests => 1.0,
-            FileKind::Bench if self.benches => 1.0,
-            FileKind::Example if self.examples => 1.0,
-            FileKind::Changelog if self.changelog => 1.0,
-            FileKind::Docs if self.docs => 1.0,
+            FileKind::Test if self.tests => ASKED,
+            FileKind::Bench if self.benches => ASKED,
+            FileKind::Example if self.examples => ASKED,
+            FileKind::Changelog if self.changelog => ASKED,
+            FileKind::Docs if self.docs => ASKED,
             FileKind::Docs => 0.7,
             FileKind::Example => 0.5,
             FileKind::Test | FileKind::Bench => 0.4,

@@ -12,28 +12,43 @@
 /// Words longer than this are hashes, base64 or minified noise, not vocabulary.
 const MAX_WORD_LEN: usize = 48;
 
-/// Calls `emit` with every term of `text`, in order. A compound term follows the parts
-/// it is made of.
+/// Calls `emit` with every term of `text`, in order. The compounds of a multi-part
+/// identifier follow its parts: each adjacent pair, then the whole (`ServerCertVerifier`
+/// → `serv`, `certif`, `verifi`, `servcertif`, `certifverifi`, `servcertifverifi`), so a
+/// question naming two words of a long name still finds it.
 pub fn for_each_term(text: &str, mut emit: impl FnMut(&str)) {
     let mut parts: Vec<String> = Vec::new();
+    let mut stems: Vec<String> = Vec::new();
     let mut compound = String::new();
     for word in words(text) {
         if word.len() > MAX_WORD_LEN {
             continue;
         }
         split_identifier(word, &mut parts);
-        compound.clear();
-        let mut kept = 0;
+        stems.clear();
         for part in &parts {
             let stem = stem(part);
             if keep_term(&stem) {
                 emit(&stem);
             }
-            compound.push_str(&stem);
-            kept += 1;
+            stems.push(stem);
         }
-        if kept > 1 && keep_term(&compound) {
-            emit(&compound);
+        if stems.len() > 2 {
+            for pair in stems.windows(2) {
+                compound.clear();
+                compound.push_str(&pair[0]);
+                compound.push_str(&pair[1]);
+                if keep_term(&compound) {
+                    emit(&compound);
+                }
+            }
+        }
+        if stems.len() > 1 {
+            compound.clear();
+            stems.iter().for_each(|s| compound.push_str(s));
+            if keep_term(&compound) {
+                emit(&compound);
+            }
         }
     }
 }
@@ -68,18 +83,28 @@ pub fn query_terms(question: &str) -> Vec<QueryTerm> {
     let mut parts = Vec::new();
     // The stems of the previous content word, to glue compounds across words.
     let mut previous: Option<String> = None;
+    // Initials of the run of content words so far: "carriage return line feed" also
+    // asks for `crlf`, since code abbreviates what questions spell out.
+    let mut initials = String::new();
     for word in words(question) {
         if word.len() > MAX_WORD_LEN {
             previous = None;
+            initials.clear();
             continue;
         }
         let lower = word.to_lowercase();
+        if lower.chars().count() == 1 && !lower.chars().all(|c| c.is_ascii_digit()) {
+            // The `s` of "server's": neither a term nor a break between words.
+            continue;
+        }
         if is_stop_word(&lower) {
             // A stop word between two words breaks the compound: "read into string"
             // should not be glued to `readstring`.
             previous = None;
+            initials.clear();
             continue;
         }
+
         split_identifier(word, &mut parts);
         let stems: Vec<String> = parts.iter().map(|p| stem(p)).collect();
         for stem in &stems {
@@ -93,6 +118,15 @@ pub fn query_terms(question: &str) -> Vec<QueryTerm> {
             push(format!("{prev}{joined}"), true, &mut out);
         }
         previous = Some(joined);
+        match lower.chars().next() {
+            Some(c) if c.is_ascii_alphabetic() => initials.push(c),
+            _ => initials.clear(),
+        }
+        for n in 3..=4 {
+            if initials.len() >= n {
+                push(initials[initials.len() - n..].to_string(), true, &mut out);
+            }
+        }
     }
     out
 }
@@ -235,12 +269,14 @@ pub fn is_stop_word(word: &str) -> bool {
     )
 }
 
-/// A light suffix stripper: plurals, `-ing`, `-ed`, agent nouns `-er`, `-tion`/`-sion`
-/// and a final `e`, so `parse`, `parser`, `parsed`, `parsing` and `parses` meet at
-/// `pars`. Deliberately timid (short words are left alone): a wrong merge costs more
-/// than a missed one, since identifiers already share whole words.
+/// A light suffix stripper: plurals, `-ing`, `-ed`, agent nouns `-er`, `-ation`,
+/// `-ator`, `-ate`, `-tion`/`-sion`, British `-ise`, a final `y` after a consonant and a
+/// final `e`, so `parse`, `parser`, `parsed`, `parsing` and `parses` meet at `pars`,
+/// and `verify`, `verifies` and `verifier` at `verifi`. Deliberately timid (short words
+/// are left alone): a wrong merge costs more than a missed one. Common abbreviations
+/// in code (`cert`, `buf`, `ctx`, …) are first expanded to the word they stand for.
 pub fn stem(word: &str) -> String {
-    let mut w = word.to_string();
+    let mut w = expand_abbreviation(word).to_string();
     if !w.is_ascii() || w.len() <= 3 || w.bytes().any(|b| b.is_ascii_digit()) {
         return w;
     }
@@ -258,18 +294,55 @@ pub fn stem(word: &str) -> String {
     {
         w.pop();
     }
-    // Verb and noun endings; each needs a stem of at least three letters left.
-    if w.ends_with("ing") && w.len() >= 6 {
-        w.truncate(w.len() - 3);
-        undouble(&mut w);
+    // British spellings meet American ones: `recognised` → `recognized`.
+    if w.len() >= 6 {
+        for (british, american) in [
+            ("isation", "ization"),
+            ("ising", "izing"),
+            ("ised", "ized"),
+            ("ise", "ize"),
+        ] {
+            if w.ends_with(british) {
+                w.truncate(w.len() - british.len());
+                w.push_str(american);
+                break;
+            }
+        }
+    }
+    // Verb and noun endings; each needs a stem of at least three letters left. A
+    // stripped verb gets its `e` back unless a consonant was doubled (`validat` →
+    // `validate`, `runn` → `run`), so it goes through the same rules as the verb.
+    let stripped = if w.ends_with("ing") && w.len() >= 6 {
+        Some(3)
     } else if w.ends_with("ed") && w.len() >= 5 {
-        w.truncate(w.len() - 2);
-        undouble(&mut w);
+        Some(2)
     } else if w.ends_with("er") && w.len() >= 6 {
-        w.truncate(w.len() - 2);
-        undouble(&mut w);
+        Some(2)
+    } else {
+        None
+    };
+    if let Some(n) = stripped {
+        w.truncate(w.len() - n);
+        if !undouble(&mut w) {
+            w.push('e');
+        }
+    }
+    if w.ends_with("ation") && w.len() >= 8 {
+        w.truncate(w.len() - 5);
+    } else if w.ends_with("ator") && w.len() >= 7 {
+        w.truncate(w.len() - 4);
+    } else if w.ends_with("ate") && w.len() >= 7 {
+        w.truncate(w.len() - 3);
     } else if (w.ends_with("tion") || w.ends_with("sion")) && w.len() >= 7 {
         w.truncate(w.len() - 3);
+    }
+    // `verify`, `verified` and `verifier` all end in `verifi`; `key` keeps its `y`.
+    if w.len() > 3 && w.ends_with('y') {
+        let before = w.as_bytes()[w.len() - 2];
+        if !matches!(before, b'a' | b'e' | b'i' | b'o' | b'u') {
+            w.pop();
+            w.push('i');
+        }
     }
     if w.ends_with('e') && w.len() > 3 {
         w.pop();
@@ -277,16 +350,68 @@ pub fn stem(word: &str) -> String {
     w
 }
 
+/// Abbreviations common enough in identifiers that a question's full word should find
+/// them (`ServerCertVerifier` for "certificate"), and the reverse.
+fn expand_abbreviation(word: &str) -> &str {
+    match word {
+        "addr" => "address",
+        "arg" | "args" => "argument",
+        "auth" => "authentication",
+        "buf" | "buff" => "buffer",
+        "cert" | "certs" => "certificate",
+        "cfg" | "conf" | "config" => "configuration",
+        "cmd" => "command",
+        "conn" => "connection",
+        "ctx" => "context",
+        "cur" | "curr" => "current",
+        "db" => "database",
+        "dest" | "dst" => "destination",
+        "dir" | "dirs" => "directory",
+        "env" => "environment",
+        "err" => "error",
+        "expr" => "expression",
+        "fmt" => "format",
+        "hdr" => "header",
+        "ident" => "identifier",
+        "idx" => "index",
+        "init" => "initialize",
+        "iter" => "iterator",
+        "len" => "length",
+        "lib" => "library",
+        "mem" => "memory",
+        "msg" | "msgs" => "message",
+        "num" => "number",
+        "opt" | "opts" => "option",
+        "param" | "params" => "parameter",
+        "pkg" => "package",
+        "pos" => "position",
+        "prev" => "previous",
+        "ptr" => "pointer",
+        "req" => "request",
+        "resp" => "response",
+        "sig" => "signature",
+        "src" => "source",
+        "str" => "string",
+        "tmp" | "temp" => "temporary",
+        "val" => "value",
+        "var" => "variable",
+        _ => word,
+    }
+}
+
 /// `runn` → `run`, `stopp` → `stop`; `ll`, `ss` and `zz` stay (`fill`, `pass`).
-fn undouble(w: &mut String) {
+/// Returns whether a letter was dropped.
+fn undouble(w: &mut String) -> bool {
     let bytes = w.as_bytes();
     let n = bytes.len();
-    if n >= 4 && bytes[n - 1] == bytes[n - 2] && !matches!(bytes[n - 1], b'l' | b's' | b'z') {
+    if n >= 4 && bytes[n - 1] == bytes[n - 2] {
         let last = bytes[n - 1];
-        if !matches!(last, b'a' | b'e' | b'i' | b'o' | b'u') {
+        if !matches!(last, b'l' | b's' | b'z' | b'a' | b'e' | b'i' | b'o' | b'u') {
             w.pop();
+            return true;
         }
     }
+    false
 }
 
 #[cfg(test)]
@@ -317,8 +442,27 @@ mod tests {
         for word in ["parse", "parser", "parsed", "parsing", "parses"] {
             assert_eq!(stem(word), "pars", "{word}");
         }
+        for word in ["verify", "verifies", "verified", "verifier"] {
+            assert_eq!(stem(word), "verifi", "{word}");
+        }
+        for word in [
+            "validate",
+            "validated",
+            "validating",
+            "validation",
+            "validator",
+        ] {
+            assert_eq!(stem(word), "valid", "{word}");
+        }
+        assert_eq!(stem("recognised"), stem("recognized"));
+        assert_eq!(stem("configuration"), stem("configured"));
+        // Abbreviations meet their words.
+        assert_eq!(stem("cert"), stem("certificates"));
+        assert_eq!(stem("buf"), stem("buffer"));
+        assert_eq!(stem("str"), stem("string"));
         assert_eq!(stem("running"), "run");
-        assert_eq!(stem("entries"), "entry");
+        assert_eq!(stem("entries"), "entri");
+        assert_eq!(stem("key"), "key");
         assert_eq!(stem("compression"), "compress");
         assert_eq!(stem("connection"), "connect");
         assert_eq!(stem("filling"), "fill");
@@ -347,15 +491,42 @@ mod tests {
     fn query_terms_drop_stop_words_and_glue_neighbours() {
         let terms = query_terms("How does the rope builder work?");
         let texts: Vec<&str> = terms.iter().map(|t| t.text.as_str()).collect();
-        assert_eq!(texts, ["rop", "build", "ropbuild", "work", "buildwork"]);
+        assert_eq!(
+            texts,
+            ["rop", "build", "ropbuild", "work", "buildwork", "rbw"]
+        );
         let compounds: Vec<bool> = terms.iter().map(|t| t.compound).collect();
-        assert_eq!(compounds, [false, false, true, false, true]);
+        assert_eq!(compounds, [false, false, true, false, true, true]);
         // A stop word breaks the compound.
         assert_eq!(query_texts("read into a string"), ["read", "str"]);
+        // Spelled-out acronyms.
+        let acronyms = query_texts("carriage return line feed");
+        assert!(acronyms.contains(&"crlf".to_string()), "{acronyms:?}");
         // Identifiers in a question are split like identifiers in code.
         assert_eq!(
             query_texts("spawn_blocking"),
             ["spawn", "block", "spawnblock"]
+        );
+    }
+
+    #[test]
+    fn long_identifiers_yield_pairs() {
+        assert_eq!(
+            terms("ServerCertVerifier"),
+            [
+                "serv",
+                "certific",
+                "verifi",
+                "servcertific",
+                "certificverifi",
+                "servcertificverifi"
+            ]
+        );
+        // A possessive `s` does not break the pair in a question.
+        let question = query_texts("the server's certificate");
+        assert!(
+            question.contains(&"servcertific".to_string()),
+            "{question:?}"
         );
     }
 
