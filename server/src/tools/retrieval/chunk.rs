@@ -59,17 +59,24 @@ pub fn chunk_file(lines: &[&str], markdown: bool) -> ChunkedFile {
 
     // Definitions, and where each one's chunk starts (its attached comments).
     let mut starts: Vec<(usize, usize, Definition)> = Vec::new(); // (chunk start, def line, def)
+                                                                  // Inside a fenced example of a module doc, where `# ` hides a line of the doctest.
+    let mut in_doc_fence = false;
     for (i, line) in lines.iter().enumerate() {
+        let module_doc = line.trim_start().strip_prefix("//!");
+        if let Some(doc) = module_doc {
+            if doc.trim_start().starts_with("```") {
+                in_doc_fence = !in_doc_fence;
+            }
+        }
         // Markdown headings are prose lines; elsewhere definitions are code lines, and
         // so are the headings of module docs (`//! # Line breaks`), which are often
         // long enough to need sections.
         let definition = match kinds[i] {
             LineKind::Comment if markdown => markdown_heading(line),
             LineKind::Code if !markdown => definition_on_line(line),
-            LineKind::DocComment if !markdown => line
-                .trim_start()
-                .strip_prefix("//!")
-                .and_then(markdown_heading),
+            LineKind::DocComment if !markdown && !in_doc_fence => {
+                module_doc.and_then(markdown_heading)
+            }
             _ => None,
         };
         let Some(definition) = definition else {
@@ -776,6 +783,7 @@ mod tests {
         for i in 0..10 {
             text.push_str(&format!("//! intro {i}\n"));
         }
+        text.push_str("//! ```\n//! # fn hidden_doctest_line() {}\n//! ```\n");
         text.push_str("//! # Line breaks\n//!\n");
         for i in 0..10 {
             text.push_str(&format!("//! about line breaks {i}\n"));
@@ -783,7 +791,7 @@ mod tests {
         let file = chunk(&text);
         let symbols: Vec<Option<&str>> = file.chunks.iter().map(|c| c.symbol.as_deref()).collect();
         assert_eq!(symbols, [None, Some("Line breaks")]);
-        assert_eq!(file.chunks[1].start_line, 11);
+        assert_eq!(file.chunks[1].start_line, 14);
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl Vocabulary {
 /// A file chunked and tokenized against a private vocabulary, ready to merge.
 #[derive(Debug)]
 pub struct AnalyzedFile {
-    path: String,
+    pub path: String,
     text: String,
     chunks: Vec<AnalyzedChunk>,
     path_terms: Vec<TermId>,
@@ -199,17 +199,25 @@ impl InvertedIndex {
     /// Adds files analysed against `local`, replacing any already indexed under the
     /// same paths.
     pub fn insert_batch(&mut self, files: Vec<AnalyzedFile>, local: &Vocabulary) {
-        let remap: Vec<TermId> = local.words.iter().map(|w| self.vocab.intern(w)).collect();
-        let terms = self.vocab.len();
-        self.postings.resize_with(terms, Vec::new);
-        self.chunk_df.resize(terms, 0);
-        self.file_df.resize(terms, 0);
+        let remap = self.remap(local);
         for file in files {
             self.insert(file, &remap);
         }
     }
 
-    fn insert(&mut self, file: AnalyzedFile, remap: &[TermId]) {
+    /// Interns a private vocabulary: the result maps its ids to the index's ids.
+    pub fn remap(&mut self, local: &Vocabulary) -> Vec<TermId> {
+        let remap = local.words.iter().map(|w| self.vocab.intern(w)).collect();
+        let terms = self.vocab.len();
+        self.postings.resize_with(terms, Vec::new);
+        self.chunk_df.resize(terms, 0);
+        self.file_df.resize(terms, 0);
+        remap
+    }
+
+    /// Adds a file analysed against the vocabulary `remap` came from, replacing any
+    /// file indexed under the same path.
+    pub fn insert(&mut self, file: AnalyzedFile, remap: &[TermId]) {
         self.remove(&file.path);
         let kind = FileKind::of_path(&file.path);
         let file_id = match self.free_files.pop() {

@@ -94,9 +94,17 @@ impl RetrievalIndex {
                 });
             }
         });
+        // Inserted in path order whichever thread read them, so chunk ids (the final
+        // tie-breaker in ranking) are the same from one build to the next.
         let mut index = InvertedIndex::default();
+        let mut analyzed = Vec::new();
         for (files, vocab) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            index.insert_batch(files, &vocab);
+            let remap = std::sync::Arc::new(index.remap(&vocab));
+            analyzed.extend(files.into_iter().map(|file| (file, remap.clone())));
+        }
+        analyzed.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        for (file, remap) in analyzed {
+            index.insert(file, &remap);
         }
         tracing::debug!(
             files = index.live_files,

@@ -125,7 +125,7 @@ const TUNED: Params = Params {
     b: 0.75,
     def_weight: 3.0,
     doc_weight: 1.0,
-    path_weight: 1.0,
+    path_weight: 2.0,
     coverage_weight: 1.0,
     same_file_decay: 0.5,
 };
@@ -173,7 +173,7 @@ impl Intent {
     /// question asks for ("where are the tests for …") beats source that merely
     /// shares its other words.
     fn factor(&self, kind: FileKind, in_test_module: bool) -> f32 {
-        const ASKED: f32 = 1.5;
+        const ASKED: f32 = 2.5;
         let kind = if in_test_module { FileKind::Test } else { kind };
         match kind {
             FileKind::Source => 1.0,
@@ -200,8 +200,21 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
     if limit == 0 || index.live_chunks == 0 {
         return Vec::new();
     }
-    // Known terms only, at most 64 so a file's matched terms fit a bitmask.
-    let mut terms = query_terms(query);
+    let all_terms = query_terms(query);
+    let texts: Vec<String> = all_terms.iter().map(|t| t.text.clone()).collect();
+    let intent = Intent::of(&texts);
+    let files = index.live_files as f32;
+    // A term may be only in paths ("tests"): it still earns the path bonus.
+    let path_idf: Vec<(u32, f32)> = all_terms
+        .iter()
+        .filter_map(|t| {
+            let id = index.vocab.get(&t.text)?;
+            let df = index.file_df[id as usize] as f32;
+            (df > 0.0).then(|| (id, (1.0 + (files - df + 0.5) / (df + 0.5)).ln()))
+        })
+        .collect();
+    // Terms found in some chunk, at most 64 so a file's matched terms fit a bitmask.
+    let mut terms = all_terms;
     terms.retain(|t| {
         index
             .vocab
@@ -212,12 +225,9 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
     if terms.is_empty() {
         return Vec::new();
     }
-    let texts: Vec<String> = terms.iter().map(|t| t.text.clone()).collect();
-    let intent = Intent::of(&texts);
 
     let n = index.live_chunks as f32;
     let avg_len = (index.total_len as f32 / n).max(1.0);
-    let files = index.live_files as f32;
     let mut scores: HashMap<ChunkId, f32> = HashMap::new();
     let mut file_terms: HashMap<FileId, u64> = HashMap::new();
     let mut term_idf = Vec::with_capacity(terms.len());
@@ -248,15 +258,6 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
         .filter(|(t, _)| !t.compound)
         .map(|(_, idf)| idf)
         .sum();
-    let path_idf: Vec<(u32, f32)> = terms
-        .iter()
-        .filter_map(|t| {
-            let id = index.vocab.get(&t.text)?;
-            let df = index.file_df[id as usize] as f32;
-            (df > 0.0).then(|| (id, (1.0 + (files - df + 0.5) / (df + 0.5)).ln()))
-        })
-        .collect();
-
     let mut scored: Vec<Scored> = scores
         .into_iter()
         .map(|(chunk_id, bm25)| {
@@ -300,38 +301,65 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
 }
 
 /// Picks `limit` chunks greedily, multiplying a chunk's score by `decay` for each chunk
-/// of its file already picked.
+/// of its file already picked. Lazy greedy: scores only ever fall, so a popped entry
+/// whose file has not gained a pick since it was scored is the true best; otherwise it
+/// is rescored and pushed back. Exact, and each chunk is rescored at most `limit` times.
 fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f32) -> Vec<Scored> {
     if decay >= 1.0 {
         let mut scored = scored;
         scored.truncate(limit);
         return scored;
     }
-    // Only the head can win: past `limit * 8` candidates, even undecayed scores are
-    // below what is already picked in practice, and this keeps the loop short.
-    let mut pool: Vec<Scored> = scored
+    #[derive(PartialEq)]
+    struct Entry {
+        score: f32,
+        chunk: ChunkId,
+        /// Picks of the chunk's file when `score` was computed.
+        seen: i32,
+    }
+    impl Eq for Entry {}
+    impl PartialOrd for Entry {
+        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl Ord for Entry {
+        // Best score first; ties go to the lower chunk id, for stable results.
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            self.score
+                .total_cmp(&other.score)
+                .then(other.chunk.cmp(&self.chunk))
+        }
+    }
+    let mut heap: std::collections::BinaryHeap<Entry> = scored
         .into_iter()
-        .take(limit.saturating_mul(8).max(32))
+        .map(|s| Entry {
+            score: s.score,
+            chunk: s.chunk,
+            seen: 0,
+        })
         .collect();
     let mut picked_per_file: HashMap<FileId, i32> = HashMap::new();
-    let mut out = Vec::with_capacity(limit.min(pool.len()));
-    while out.len() < limit && !pool.is_empty() {
-        let mut best = 0;
-        let mut best_score = f32::NEG_INFINITY;
-        for (i, candidate) in pool.iter().enumerate() {
-            let file = index.chunks[candidate.chunk as usize].file;
-            let seen = picked_per_file.get(&file).copied().unwrap_or(0);
-            let adjusted = candidate.score * decay.powi(seen);
-            if adjusted > best_score {
-                best = i;
-                best_score = adjusted;
-            }
+    let mut out = Vec::with_capacity(limit.min(heap.len()));
+    while out.len() < limit {
+        let Some(entry) = heap.pop() else {
+            break;
+        };
+        let file = index.chunks[entry.chunk as usize].file;
+        let seen = picked_per_file.get(&file).copied().unwrap_or(0);
+        if entry.seen == seen {
+            *picked_per_file.entry(file).or_default() += 1;
+            out.push(Scored {
+                chunk: entry.chunk,
+                score: entry.score,
+            });
+        } else {
+            heap.push(Entry {
+                score: entry.score * decay.powi(seen - entry.seen),
+                chunk: entry.chunk,
+                seen,
+            });
         }
-        let mut chosen = pool.remove(best);
-        let file = index.chunks[chosen.chunk as usize].file;
-        *picked_per_file.entry(file).or_default() += 1;
-        chosen.score = best_score;
-        out.push(chosen);
     }
     out
 }
@@ -423,22 +451,38 @@ fn senders_wait_when_bounded_channel_buffer_is_full() {
 
     #[test]
     fn definitions_beat_mentions_and_tests_are_demoted() {
-        let index = index_of(&[
-            ("tests/channel.rs", TEST),
+        // Unrelated files give the terms realistic document frequencies.
+        let fillers: Vec<(String, String)> = (0..20)
+            .map(|i| {
+                (
+                    format!("src/module{i}.rs"),
+                    format!(
+                        "pub fn helper{i}(input: &str) -> usize {{\n    input.len() + {i}\n}}\n"
+                    ),
+                )
+            })
+            .collect();
+        let mut files: Vec<(&str, &str)> = fillers
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        files.extend([
+            ("tests/bounded_channel.rs", TEST),
             ("CHANGELOG.md", CHANGELOG),
-            ("src/chan.rs", SOURCE),
+            ("src/channel.rs", SOURCE),
         ]);
+        let index = index_of(&files);
         let question = "what happens to senders when a bounded channel buffer is full";
         let plain = top_paths(&index, question, Ranking::PlainBm25);
         assert_ne!(
-            plain[0], "src/chan.rs",
+            plain[0], "src/channel.rs",
             "the fixture should fool plain BM25: {plain:?}"
         );
         let tuned = top_paths(&index, question, Ranking::Tuned);
-        assert_eq!(tuned[0], "src/chan.rs", "{tuned:?}");
-        // Asking for tests lifts the demotion.
-        let tests = top_paths(&index, "tests for a bounded channel buffer", Ranking::Tuned);
-        assert_eq!(tests[0], "tests/channel.rs", "{tests:?}");
+        assert_eq!(tuned[0], "src/channel.rs", "{tuned:?}");
+        // Asking for tests or changes lifts the demotion.
+        let tests = top_paths(&index, "tests for the bounded channel", Ranking::Tuned);
+        assert_eq!(tests[0], "tests/bounded_channel.rs", "{tests:?}");
         let changes = top_paths(
             &index,
             "what changed for bounded channel senders",
