@@ -112,7 +112,9 @@ pub fn chunk_file(lines: &[&str], markdown: bool) -> ChunkedFile {
     };
 
     // Segments: [start of definition k, start of definition k+1), plus the header.
-    let mut segments: Vec<(usize, usize, Option<(usize, Definition)>)> = Vec::new();
+    // (first line, end line, the definition line and definition it starts with)
+    type Segment = (usize, usize, Option<(usize, Definition)>);
+    let mut segments: Vec<Segment> = Vec::new();
     let first_start = starts.first().map_or(lines.len(), |s| s.0);
     if first_start > 0 {
         segments.push((0, first_start, None));
@@ -252,13 +254,13 @@ fn classify_lines(lines: &[&str], markdown: bool) -> Vec<LineKind> {
             LineKind::Blank
         } else if t.starts_with("///") || t.starts_with("//!") {
             LineKind::DocComment
-        } else if t.starts_with("/**") || t.starts_with("/*!") {
-            if !t[3..].contains("*/") {
+        } else if let Some(rest) = t.strip_prefix("/**").or_else(|| t.strip_prefix("/*!")) {
+            if !rest.contains("*/") {
                 block = Some(LineKind::DocComment);
             }
             LineKind::DocComment
-        } else if t.starts_with("/*") {
-            if !t[2..].contains("*/") {
+        } else if let Some(rest) = t.strip_prefix("/*") {
+            if !rest.contains("*/") {
                 block = Some(LineKind::Comment);
             }
             LineKind::Comment

@@ -9,24 +9,77 @@
 //! O(size of that file), not O(size of the index).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::chunk::{chunk_file, ChunkSpan, Definition};
 use super::rank::FileKind;
-use super::tokenize::for_each_term;
+use super::tokenize::{for_each_word_term, words};
 
 pub type TermId = u32;
 pub type ChunkId = u32;
 pub type FileId = u32;
 
-/// Term frequencies of one term in one chunk, per field. Definition names and doc
-/// comments also count in `body`; their own fields say where else the term occurred.
+/// Term frequencies of one term in one chunk, per field, saturating at 255 (BM25
+/// saturates long before). Definition names and doc comments also count in `body`;
+/// their own fields say where else the term occurred. Eight bytes: postings are most
+/// of the index.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Posting {
     pub chunk: ChunkId,
-    pub body: u16,
-    pub doc: u16,
+    pub body: u8,
+    pub doc: u8,
     pub def: u8,
 }
+
+/// FxHash (rustc's hasher): the term maps hash millions of short strings per build,
+/// and SipHash's flooding resistance buys nothing for the workspace's own words.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        for &byte in chunks.remainder() {
+            self.add(u64::from(byte));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
+pub type FxHashMap<K, V> = HashMap<K, V, FxBuildHasher>;
 
 #[derive(Debug)]
 pub struct ChunkRecord {
@@ -55,14 +108,31 @@ pub struct FileRecord {
     pub path_terms: Box<[TermId]>,
 }
 
-/// Term strings to dense ids.
+/// Term strings to dense ids, and a cache from raw words to their term ids: code
+/// repeats its words so much that splitting and stemming each occurrence was most of
+/// the build time.
 #[derive(Debug, Default)]
 pub struct Vocabulary {
-    ids: HashMap<Box<str>, TermId>,
+    ids: FxHashMap<Box<str>, TermId>,
     words: Vec<Box<str>>,
+    word_terms: FxHashMap<Box<str>, Box<[TermId]>>,
 }
 
 impl Vocabulary {
+    /// Calls `emit` with the id of every term of `text`, interning new terms.
+    pub fn for_each_term_id(&mut self, text: &str, mut emit: impl FnMut(TermId)) {
+        for word in words(text) {
+            if let Some(ids) = self.word_terms.get(word) {
+                ids.iter().for_each(|&id| emit(id));
+                continue;
+            }
+            let mut ids = Vec::new();
+            for_each_word_term(word, |term| ids.push(self.intern(term)));
+            ids.iter().for_each(|&id| emit(id));
+            self.word_terms.insert(word.into(), ids.into_boxed_slice());
+        }
+    }
+
     pub fn intern(&mut self, word: &str) -> TermId {
         if let Some(&id) = self.ids.get(word) {
             return id;
@@ -71,6 +141,11 @@ impl Vocabulary {
         self.words.push(word.into());
         self.ids.insert(word.into(), id);
         id
+    }
+
+    /// The terms interned since the vocabulary had `start` of them.
+    pub fn words_from(&self, start: usize) -> &[Box<str>] {
+        &self.words[start..]
     }
 
     pub fn get(&self, word: &str) -> Option<TermId> {
@@ -118,15 +193,15 @@ pub fn analyze(path: String, text: String, vocab: &mut Vocabulary) -> AnalyzedFi
     let markdown = is_markdown(&path);
     let chunked = chunk_file(&lines, markdown);
 
-    let mut counts: HashMap<TermId, Posting> = HashMap::new();
+    let mut counts: FxHashMap<TermId, Posting> = FxHashMap::default();
     let mut chunks = Vec::with_capacity(chunked.chunks.len());
     for span in chunked.chunks {
         counts.clear();
         let mut len = 0u32;
-        for i in span.start_line..span.end_line {
-            let doc = chunked.doc_lines[i];
-            for_each_term(lines[i], |term| {
-                let entry = counts.entry(vocab.intern(term)).or_default();
+        let range = span.start_line..span.end_line;
+        for (line, &doc) in lines[range.clone()].iter().zip(&chunked.doc_lines[range]) {
+            vocab.for_each_term_id(line, |term| {
+                let entry = counts.entry(term).or_default();
                 entry.body = entry.body.saturating_add(1);
                 if doc {
                     entry.doc = entry.doc.saturating_add(1);
@@ -135,8 +210,8 @@ pub fn analyze(path: String, text: String, vocab: &mut Vocabulary) -> AnalyzedFi
             });
         }
         for definition in &span.definitions {
-            for_each_term(&definition.name, |term| {
-                let entry = counts.entry(vocab.intern(term)).or_default();
+            vocab.for_each_term_id(&definition.name, |term| {
+                let entry = counts.entry(term).or_default();
                 entry.def = entry.def.saturating_add(1);
             });
         }
@@ -153,8 +228,7 @@ pub fn analyze(path: String, text: String, vocab: &mut Vocabulary) -> AnalyzedFi
     }
 
     let mut path_terms = Vec::new();
-    for_each_term(&path, |term| {
-        let id = vocab.intern(term);
+    vocab.for_each_term_id(&path, |id| {
         if !path_terms.contains(&id) {
             path_terms.push(id);
         }
@@ -207,12 +281,26 @@ impl InvertedIndex {
 
     /// Interns a private vocabulary: the result maps its ids to the index's ids.
     pub fn remap(&mut self, local: &Vocabulary) -> Vec<TermId> {
-        let remap = local.words.iter().map(|w| self.vocab.intern(w)).collect();
+        let mut remap = Vec::new();
+        self.extend_remap(&mut remap, &local.words);
+        remap
+    }
+
+    /// Extends a private vocabulary's map with the words it interned since.
+    pub fn extend_remap(&mut self, remap: &mut Vec<TermId>, new_words: &[Box<str>]) {
+        remap.extend(new_words.iter().map(|w| self.vocab.intern(w)));
         let terms = self.vocab.len();
         self.postings.resize_with(terms, Vec::new);
         self.chunk_df.resize(terms, 0);
         self.file_df.resize(terms, 0);
-        remap
+    }
+
+    /// Gives back the slack of growing vectors once a build is done (postings are
+    /// most of the memory, and doubling leaves up to half of it unused).
+    pub fn shrink_to_fit(&mut self) {
+        self.postings.iter_mut().for_each(Vec::shrink_to_fit);
+        self.chunks.shrink_to_fit();
+        self.files.shrink_to_fit();
     }
 
     /// Adds a file analysed against the vocabulary `remap` came from, replacing any

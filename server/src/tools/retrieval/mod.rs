@@ -19,7 +19,6 @@ mod tokenize;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use self::index::{analyze, AnalyzedFile, InvertedIndex, Vocabulary};
@@ -66,46 +65,64 @@ impl RetrievalIndex {
         let walked = started.elapsed();
 
         // Reading and tokenizing dominate, so they run on every core, each thread with
-        // its own vocabulary; merging the per-thread results is cheap by comparison.
+        // its own vocabulary. Batches stream to this thread, which merges them while
+        // the others keep reading; the bounded channel keeps memory flat.
+        const BATCH_FILES: usize = 32;
+        struct Batch {
+            worker: usize,
+            new_words: Vec<Box<str>>,
+            files: Vec<AnalyzedFile>,
+        }
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, 8)
-            .min(paths.len() / 16 + 1);
+            .min(paths.len() / BATCH_FILES + 1);
         let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<(Vec<AnalyzedFile>, Vocabulary)>> = Mutex::new(Vec::new());
+        let mut index = InvertedIndex::default();
         std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
+            let (sender, receiver) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
+            for worker in 0..threads {
+                let sender = sender.clone();
+                let (next, paths) = (&next, &paths);
+                scope.spawn(move || {
                     let mut vocab = Vocabulary::default();
+                    let mut sent_words = 0;
                     let mut files = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((relative, absolute)) = paths.get(i) else {
-                            break;
-                        };
+                    let mut flush = |files: &mut Vec<AnalyzedFile>, vocab: &Vocabulary| {
+                        let new_words = vocab.words_from(sent_words).to_vec();
+                        sent_words += new_words.len();
+                        let files = std::mem::take(files);
+                        // The receiver only stops early if the building thread panicked.
+                        let _ = sender.send(Batch {
+                            worker,
+                            new_words,
+                            files,
+                        });
+                    };
+                    while let Some((relative, absolute)) =
+                        paths.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
                         if let Some(text) = read_text_file(absolute) {
                             files.push(analyze(relative.clone(), text, &mut vocab));
+                            if files.len() == BATCH_FILES {
+                                flush(&mut files, &vocab);
+                            }
                         }
                     }
-                    results
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((files, vocab));
+                    flush(&mut files, &vocab);
                 });
             }
+            drop(sender);
+            let mut remaps: Vec<Vec<u32>> = vec![Vec::new(); threads];
+            for batch in receiver {
+                let remap = &mut remaps[batch.worker];
+                index.extend_remap(remap, &batch.new_words);
+                for file in batch.files {
+                    index.insert(file, remap);
+                }
+            }
         });
-        // Inserted in path order whichever thread read them, so chunk ids (the final
-        // tie-breaker in ranking) are the same from one build to the next.
-        let mut index = InvertedIndex::default();
-        let mut analyzed = Vec::new();
-        for (files, vocab) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            let remap = std::sync::Arc::new(index.remap(&vocab));
-            analyzed.extend(files.into_iter().map(|file| (file, remap.clone())));
-        }
-        analyzed.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-        for (file, remap) in analyzed {
-            index.insert(file, &remap);
-        }
+        index.shrink_to_fit();
         tracing::debug!(
             files = index.live_files,
             chunks = index.live_chunks,

@@ -296,7 +296,17 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
             }
         })
         .collect();
-    scored.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+    // Ties go by path and line, not by chunk id: ids depend on which build thread
+    // finished first, and results must not.
+    scored.sort_unstable_by(|a, b| {
+        b.score.total_cmp(&a.score).then_with(|| {
+            let (a, b) = (
+                &index.chunks[a.chunk as usize],
+                &index.chunks[b.chunk as usize],
+            );
+            (&index.file(a.file).path, a.start_line).cmp(&(&index.file(b.file).path, b.start_line))
+        })
+    });
     diversify(index, scored, limit, params.same_file_decay)
 }
 
@@ -313,6 +323,8 @@ fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f3
     #[derive(PartialEq)]
     struct Entry {
         score: f32,
+        /// Position in `scored`, which breaks ties.
+        order: usize,
         chunk: ChunkId,
         /// Picks of the chunk's file when `score` was computed.
         seen: i32,
@@ -324,17 +336,19 @@ fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f3
         }
     }
     impl Ord for Entry {
-        // Best score first; ties go to the lower chunk id, for stable results.
+        // Best score first; ties go to the earlier in `scored`.
         fn cmp(&self, other: &Self) -> std::cmp::Ordering {
             self.score
                 .total_cmp(&other.score)
-                .then(other.chunk.cmp(&self.chunk))
+                .then(other.order.cmp(&self.order))
         }
     }
     let mut heap: std::collections::BinaryHeap<Entry> = scored
         .into_iter()
-        .map(|s| Entry {
+        .enumerate()
+        .map(|(order, s)| Entry {
             score: s.score,
+            order,
             chunk: s.chunk,
             seen: 0,
         })
@@ -356,8 +370,8 @@ fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f3
         } else {
             heap.push(Entry {
                 score: entry.score * decay.powi(seen - entry.seen),
-                chunk: entry.chunk,
                 seen,
+                ..entry
             });
         }
     }

@@ -12,43 +12,45 @@
 /// Words longer than this are hashes, base64 or minified noise, not vocabulary.
 const MAX_WORD_LEN: usize = 48;
 
-/// Calls `emit` with every term of `text`, in order. The compounds of a multi-part
-/// identifier follow its parts: each adjacent pair, then the whole (`ServerCertVerifier`
-/// → `serv`, `certif`, `verifi`, `servcertif`, `certifverifi`, `servcertifverifi`), so a
-/// question naming two words of a long name still finds it.
+/// Calls `emit` with every term of `text`, in order (see `for_each_word_term`).
 pub fn for_each_term(text: &str, mut emit: impl FnMut(&str)) {
-    let mut parts: Vec<String> = Vec::new();
-    let mut stems: Vec<String> = Vec::new();
-    let mut compound = String::new();
     for word in words(text) {
-        if word.len() > MAX_WORD_LEN {
-            continue;
+        for_each_word_term(word, &mut emit);
+    }
+}
+
+/// Calls `emit` with the terms of one word. The compounds of a multi-part identifier
+/// follow its parts: each adjacent pair, then the whole (`ServerCertVerifier` → `serv`,
+/// `certific`, `verifi`, `servcertific`, `certificverifi`, `servcertificverifi`), so a
+/// question naming two words of a long name still finds it.
+pub fn for_each_word_term(word: &str, mut emit: impl FnMut(&str)) {
+    if word.len() > MAX_WORD_LEN {
+        return;
+    }
+    let mut parts: Vec<String> = Vec::new();
+    split_identifier(word, &mut parts);
+    let stems: Vec<String> = parts.iter().map(|part| stem(part)).collect();
+    for stem in &stems {
+        if keep_term(stem) {
+            emit(stem);
         }
-        split_identifier(word, &mut parts);
-        stems.clear();
-        for part in &parts {
-            let stem = stem(part);
-            if keep_term(&stem) {
-                emit(&stem);
-            }
-            stems.push(stem);
-        }
-        if stems.len() > 2 {
-            for pair in stems.windows(2) {
-                compound.clear();
-                compound.push_str(&pair[0]);
-                compound.push_str(&pair[1]);
-                if keep_term(&compound) {
-                    emit(&compound);
-                }
-            }
-        }
-        if stems.len() > 1 {
+    }
+    let mut compound = String::new();
+    if stems.len() > 2 {
+        for pair in stems.windows(2) {
             compound.clear();
-            stems.iter().for_each(|s| compound.push_str(s));
+            compound.push_str(&pair[0]);
+            compound.push_str(&pair[1]);
             if keep_term(&compound) {
                 emit(&compound);
             }
+        }
+    }
+    if stems.len() > 1 {
+        compound.clear();
+        stems.iter().for_each(|s| compound.push_str(s));
+        if keep_term(&compound) {
+            emit(&compound);
         }
     }
 }
@@ -314,9 +316,7 @@ pub fn stem(word: &str) -> String {
     // `validate`, `runn` → `run`), so it goes through the same rules as the verb.
     let stripped = if w.ends_with("ing") && w.len() >= 6 {
         Some(3)
-    } else if w.ends_with("ed") && w.len() >= 5 {
-        Some(2)
-    } else if w.ends_with("er") && w.len() >= 6 {
+    } else if (w.ends_with("ed") && w.len() >= 5) || (w.ends_with("er") && w.len() >= 6) {
         Some(2)
     } else {
         None
@@ -331,9 +331,8 @@ pub fn stem(word: &str) -> String {
         w.truncate(w.len() - 5);
     } else if w.ends_with("ator") && w.len() >= 7 {
         w.truncate(w.len() - 4);
-    } else if w.ends_with("ate") && w.len() >= 7 {
-        w.truncate(w.len() - 3);
-    } else if (w.ends_with("tion") || w.ends_with("sion")) && w.len() >= 7 {
+    } else if (w.ends_with("ate") || w.ends_with("tion") || w.ends_with("sion")) && w.len() >= 7 {
+        // `-ate` goes; `-tion` and `-sion` lose their `ion` (`connection` → `connect`).
         w.truncate(w.len() - 3);
     }
     // `verify`, `verified` and `verifier` all end in `verifi`; `key` keeps its `y`.
@@ -422,6 +421,17 @@ mod tests {
         let mut parts = Vec::new();
         split_identifier(word, &mut parts);
         parts
+    }
+
+    #[test]
+    fn words_are_runs_of_letters_digits_and_underscores() {
+        let found: Vec<&str> = words("fn größe_2(x: &str) -> Ünïcode—dash, a_b").collect();
+        assert_eq!(
+            found,
+            ["fn", "größe_2", "x", "str", "Ünïcode", "dash", "a_b"]
+        );
+        assert_eq!(words("").count(), 0);
+        assert_eq!(words("  ...  ").count(), 0);
     }
 
     #[test]
