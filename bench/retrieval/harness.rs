@@ -63,8 +63,12 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The gated eval set, `bench/retrieval/questions.json`.
 pub fn load_questions(root: &Path) -> Result<Vec<Question>, String> {
-    let path = root.join("bench/retrieval/questions.json");
+    load_questions_from(&root.join("bench/retrieval/questions.json"))
+}
+
+pub fn load_questions_from(path: &Path) -> Result<Vec<Question>, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -2,7 +2,9 @@
 //! and plain BM25, recall@5 and MRR, and index build time and size per crate.
 //!
 //! `cargo run --release -p copilot-ls --example retrieval_eval [-- --whole-registry]`
-//! (`--whole-registry` also indexes all of `$CARGO_HOME/registry/src` as one workspace
+//! (`--holdout` evaluates `bench/retrieval/holdout.json`, the questions written after
+//! tuning, instead of the gated set;
+//! `--whole-registry` also indexes all of `$CARGO_HOME/registry/src` as one workspace
 //! and times searches on it; `--explain "some words"` prints the top chunks of every
 //! question containing those words, with scores, to see why a file ranks where it does;
 //! `--time-build DIR` builds an index of DIR five times and prints the fastest, which
@@ -27,7 +29,11 @@ fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let whole_registry = args.iter().any(|a| a == "--whole-registry");
     let root = harness::workspace_root();
-    let questions = harness::load_questions(&root)?;
+    let questions = if args.iter().any(|a| a == "--holdout") {
+        harness::load_questions_from(&root.join("bench/retrieval/holdout.json"))?
+    } else {
+        harness::load_questions(&root)?
+    };
     if let Some(i) = args.iter().position(|a| a == "--time-build") {
         let dir = args.get(i + 1).ok_or("--time-build needs a directory")?;
         let sandbox = Sandbox::new(std::path::Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
