@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,6 +54,7 @@ const SCRIPT = {
 
 let conn: ProtocolConnection;
 let child: ChildProcess;
+let work: string;
 let root: string;
 let rateLimitUri: string;
 let record: string;
@@ -67,7 +68,7 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
     const fixture = process.env.FIXTURE_WORKSPACE;
     assert.ok(bin && fake && fixture, 'COPILOT_LS_BIN, FAKE_PROVIDER_BIN and FIXTURE_WORKSPACE must be set (run test/run.sh)');
     const outDir = process.env.TEST_OUTPUT_DIR ?? os.tmpdir();
-    const work = mkdtempSync(path.join(os.tmpdir(), 'copilot-vscode-protocol-'));
+    work = mkdtempSync(path.join(os.tmpdir(), 'copilot-vscode-protocol-'));
     root = path.join(work, 'tollbooth');
     cpSync(fixture, root, { recursive: true });
     rateLimitUri = pathToFileURL(path.join(root, 'src/rate_limit.rs')).toString();
@@ -125,6 +126,9 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
     }
     child?.kill('SIGKILL');
     stopAll();
+    if (work) {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   let result: AskResult;
