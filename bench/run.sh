@@ -45,8 +45,9 @@ if [ ! -d "$CORPUS" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
 fi
 
 # Same files, same mode: copilot-ls includes hidden files, honours .gitignore even
-# without a .git (require_git off) and skips binary files; rg -n prints line numbers as
-# we do. Each query: name, our JSON arguments, rg flags, pattern.
+# without a .git (require_git off), ignores the global gitignore and skips binary files;
+# rg -n prints line numbers as we do; the explicit `.` keeps rg from searching stdin
+# when that is a pipe. Each query: name, our JSON arguments, rg flags, pattern.
 NAMES=(rare common regex)
 ARGS=(
     '{"pattern":"flux_capacitor_overdrive"}'
@@ -59,7 +60,7 @@ RG="rg --hidden --no-require-git --no-ignore-global -n"
 
 # Our total: the "(N more matches not shown, TOTAL in F files; …)" line, else the lines.
 our_count() {
-    "$BIN" tool search_code "$1" --workspace "$CORPUS" | python3 -c '
+    "$BIN" tool search_code "$1" --workspace "$CORPUS" </dev/null | python3 -c '
 import re, sys
 lines = sys.stdin.read().splitlines()
 m = re.search(r", (\d+) in \d+ files;", lines[-1]) if lines else None
@@ -75,7 +76,7 @@ if [ -z "${BENCH_SKIP_SEARCH:-}" ]; then
         name="${NAMES[$i]}" args="${ARGS[$i]}" flags="${FLAGS[$i]}" pattern="${PATTERNS[$i]}"
         ours="$(our_count "$args")"
         # shellcheck disable=SC2086
-        theirs="$($RG $flags -c -- "$pattern" | awk -F: '{s += $NF} END {print s + 0}')"
+        theirs="$($RG $flags -c -- "$pattern" . </dev/null | awk -F: '{s += $NF} END {print s + 0}')"
         echo "== search '$name': copilot-ls $ours matching lines, rg $theirs" >&2
         if [ "$ours" != "$theirs" ]; then
             echo "error: the two tools disagree on '$name'; the comparison would be unfair" >&2
@@ -85,7 +86,7 @@ if [ -z "${BENCH_SKIP_SEARCH:-}" ]; then
         # Rounds alternate the order of the two commands, so a burst of load from
         # elsewhere on the machine does not land on one tool only. -N: no shell in
         # between; both outputs go to /dev/null (hyperfine's default).
-        rg_cmd=(--command-name "rg $name" "$RG $flags -- '$pattern'")
+        rg_cmd=(--command-name "rg $name" "$RG $flags -- '$pattern' .")
         our_cmd=(--command-name "copilot-ls $name" "$BIN tool search_code '$args' --workspace .")
         for round in $(seq 1 "$ROUNDS"); do
             if [ $((round % 2)) -eq 1 ]; then order=("${rg_cmd[@]}" "${our_cmd[@]}"); else order=("${our_cmd[@]}" "${rg_cmd[@]}"); fi
