@@ -118,6 +118,9 @@ struct Params {
     coverage_weight: f32,
     /// Each further chunk from an already listed file is multiplied by this.
     same_file_decay: f32,
+    /// A chunk defining something whose name is made only of the question's words
+    /// (`fn refill` for "how are tokens refilled?") is multiplied by `1 + name_weight`.
+    name_weight: f32,
 }
 
 const TUNED: Params = Params {
@@ -128,6 +131,7 @@ const TUNED: Params = Params {
     path_weight: 2.0,
     coverage_weight: 1.0,
     same_file_decay: 0.5,
+    name_weight: 0.3,
 };
 
 const PLAIN: Params = Params {
@@ -138,6 +142,7 @@ const PLAIN: Params = Params {
     path_weight: 0.0,
     coverage_weight: 0.0,
     same_file_decay: 1.0,
+    name_weight: 0.0,
 };
 
 /// What the question asks for beyond code, which lifts the matching demotion.
@@ -258,6 +263,9 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
         .filter(|(t, _)| !t.compound)
         .map(|(_, idf)| idf)
         .sum();
+    // Compounds count here: "token bucket" glues to `tokenbucket`, which a name such as
+    // `TokenBucket` also yields.
+    let words: Vec<&str> = terms.iter().map(|t| t.text.as_str()).collect();
     let mut scored: Vec<Scored> = scores
         .into_iter()
         .map(|(chunk_id, bm25)| {
@@ -289,6 +297,7 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
             };
             let score = (bm25 + params.path_weight * path_bonus)
                 * (1.0 + params.coverage_weight * coverage)
+                * (1.0 + params.name_weight * name_match(chunk, &words))
                 * intent.factor(file.kind, chunk.in_test_module);
             Scored {
                 chunk: chunk_id,
@@ -308,6 +317,28 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
         })
     });
     diversify(index, scored, limit, params.same_file_decay)
+}
+
+/// 1.0 when one of the chunk's definitions is named only with the question's words
+/// (every part of `TokenBucket` or `refill` asked about), else 0.0. Definitions are what
+/// a question about behaviour is usually answered by; a mere mention is not.
+fn name_match(chunk: &super::index::ChunkRecord, words: &[&str]) -> f32 {
+    let full = chunk.definitions.iter().any(|definition| {
+        let mut parts = 0;
+        let mut matched = 0;
+        for_each_term(&definition.name, |term| {
+            parts += 1;
+            if words.contains(&term) {
+                matched += 1;
+            }
+        });
+        parts > 0 && matched == parts
+    });
+    if full {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// Picks `limit` chunks greedily, multiplying a chunk's score by `decay` for each chunk
