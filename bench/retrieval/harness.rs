@@ -69,7 +69,7 @@ pub fn load_questions(root: &Path) -> Result<Vec<Question>, String> {
 }
 
 pub fn load_questions_from(path: &Path) -> Result<Vec<Question>, String> {
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let items = json["questions"]

@@ -174,6 +174,11 @@ impl Intent {
         }
     }
 
+    /// Whether the question asks for something other than source code.
+    fn asks_for_a_kind(&self) -> bool {
+        self.tests || self.benches || self.examples || self.changelog || self.docs
+    }
+
     /// How much a chunk of this kind is worth relative to source code. A kind the
     /// question asks for ("where are the tests for …") beats source that merely
     /// shares its other words.
@@ -266,6 +271,13 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
     // Compounds count here: "token bucket" glues to `tokenbucket`, which a name such as
     // `TokenBucket` also yields.
     let words: Vec<&str> = terms.iter().map(|t| t.text.as_str()).collect();
+    // A question about tests or changes is answered by that kind of file, not by the
+    // definition it names.
+    let name_weight = if intent.asks_for_a_kind() {
+        0.0
+    } else {
+        params.name_weight
+    };
     let mut scored: Vec<Scored> = scores
         .into_iter()
         .map(|(chunk_id, bm25)| {
@@ -297,7 +309,7 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
             };
             let score = (bm25 + params.path_weight * path_bonus)
                 * (1.0 + params.coverage_weight * coverage)
-                * (1.0 + params.name_weight * name_match(chunk, &words))
+                * (1.0 + name_weight * name_match(chunk, &words))
                 * intent.factor(file.kind, chunk.in_test_module);
             Scored {
                 chunk: chunk_id,
