@@ -877,3 +877,41 @@ fn without_a_token_the_server_creates_one_when_the_client_supports_progress() {
     assert_eq!(values[1]["message"], "read_file: src/config.rs:1-80");
     s.client.shutdown();
 }
+
+#[test]
+fn the_first_message_carries_the_editor_focus_and_retrieved_context_within_budget() {
+    let mut s = setup("openai", vec![json!({"text": "ok"})]);
+    let root = s.ws.path().to_path_buf();
+    let uri = open(&mut s.client, &root, "src/rate_limit.rs");
+    // Lines 35-36 selected (the selection ends at column 0 of line 37).
+    let range = json!({"start": {"line": 34, "character": 0}, "end": {"line": 36, "character": 0}});
+    s.client
+        .request("copilot/ask", json!({"question": "How are tokens refilled?", "textDocument": {"uri": uri}, "range": range}))
+        .unwrap();
+    let first = messages(&s.fake, 0);
+    assert_eq!(first[0]["role"], "system");
+    let user = first.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(user.starts_with("How are tokens refilled?"), "{user}");
+    assert!(
+        user.contains("The user is looking at src/rate_limit.rs with lines 35-36 selected."),
+        "{user}"
+    );
+    assert!(
+        user.contains("    fn refill(&mut self) {\n        let now = Instant::now();\n"),
+        "{user}"
+    );
+    assert!(user.contains("Possibly relevant code"), "{user}");
+    assert!(
+        user.contains("src/rate_limit.rs:35-41"),
+        "the refill chunk is in the context: {user}"
+    );
+    assert!(
+        user.len() < 8 * 1024 + 2048,
+        "within the context budget: {}",
+        user.len()
+    );
+    s.client.shutdown();
+}

@@ -80,18 +80,22 @@ pub fn main() -> ExitCode {
     init_logging(if serving { "info" } else { "warn" });
     let (settings, problems) = Settings::from_env(&crate::session::settings::process_env);
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // `tool` is synchronous: it gets no runtime (starting one costs a few ms per call).
+    let runtime = || match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime,
+        Ok(runtime) => Some(runtime),
         Err(error) => {
             eprintln!("copilot-ls: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
+            None
         }
     };
     match cli.command {
         None | Some(Command::Serve { .. }) => {
+            let Some(runtime) = runtime() else {
+                return ExitCode::FAILURE;
+            };
             runtime.block_on(crate::lsp::serve(settings, problems));
             ExitCode::SUCCESS
         }
@@ -104,6 +108,9 @@ pub fn main() -> ExitCode {
             for problem in &problems {
                 eprintln!("copilot-ls: {problem}");
             }
+            let Some(runtime) = runtime() else {
+                return ExitCode::FAILURE;
+            };
             runtime.block_on(ask::run(
                 settings,
                 workspace,

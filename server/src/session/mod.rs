@@ -222,10 +222,37 @@ impl Session {
                 if start < end {
                     focus.selected_text = Some(doc.rope.slice(start..end).to_string());
                 }
-                focus.lines = Some((span.start.line as usize + 1, span.end.line as usize + 1));
+                // A selection that ends at column 0 selects nothing on its last line.
+                let last = if span.end.character == 0 && span.end.line > span.start.line {
+                    span.end.line
+                } else {
+                    span.end.line + 1
+                };
+                focus.lines = Some((span.start.line as usize + 1, last as usize));
             }
         }
         Some(focus)
+    }
+
+    /// Builds the retrieval index in the background, so the first ask does not wait for
+    /// it (called once the editor has initialized).
+    pub fn warm_up(&self) {
+        let (Some(workspace), state) = (self.workspace(), self.retrieval.clone()) else {
+            return;
+        };
+        tokio::task::spawn_blocking(move || {
+            let started = std::time::Instant::now();
+            let mut state = lock(&state);
+            if state.index.is_none() {
+                let index = RetrievalIndex::build(&workspace.sandbox);
+                tracing::info!(
+                    files = index.file_count(),
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "retrieval index built"
+                );
+                state.index = Some(index);
+            }
+        });
     }
 
     /// Best chunks for the question. The index is built on first use (off the async

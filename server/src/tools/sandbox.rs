@@ -151,14 +151,22 @@ fn refusal_for(path: &Path, shown: &str) -> Option<SandboxError> {
 }
 
 /// `.env`, `.env.*`, `*.pem`, `*.key`, `id_rsa*`, `id_ed25519*`.
+/// Case-insensitive and allocation-free: it runs for every file the walkers visit.
 pub fn is_secret_file_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower == ".env"
-        || lower.starts_with(".env.")
-        || lower.ends_with(".pem")
-        || lower.ends_with(".key")
-        || lower.starts_with("id_rsa")
-        || lower.starts_with("id_ed25519")
+    let bytes = name.as_bytes();
+    let starts = |prefix: &str| {
+        bytes.len() >= prefix.len() && bytes[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+    };
+    let ends = |suffix: &str| {
+        bytes.len() >= suffix.len()
+            && bytes[bytes.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    name.eq_ignore_ascii_case(".env")
+        || starts(".env.")
+        || ends(".pem")
+        || ends(".key")
+        || starts("id_rsa")
+        || starts("id_ed25519")
 }
 
 /// Whether a file or directory name is one the walkers must never descend into or show.
@@ -223,4 +231,37 @@ fn display_path(path: &str) -> String {
         end -= 1;
     }
     format!("{}…", &path[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_secret_file_name;
+
+    #[test]
+    fn secret_names_match_case_insensitively_and_nothing_else() {
+        for secret in [
+            ".env",
+            ".ENV",
+            ".env.local",
+            "Server.PEM",
+            "tls.key",
+            "ID_RSA",
+            "id_rsa.pub",
+            "id_ed25519",
+        ] {
+            assert!(is_secret_file_name(secret), "{secret}");
+        }
+        for ordinary in [
+            "env.rs",
+            ".envrc",
+            "environment.md",
+            "keyboard.rs",
+            "key.rs",
+            "pem.txt",
+            "my_id_rsa_notes",
+            "monkey",
+        ] {
+            assert!(!is_secret_file_name(ordinary), "{ordinary}");
+        }
+    }
 }

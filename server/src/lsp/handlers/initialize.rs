@@ -64,6 +64,7 @@ fn workspace_root(params: &InitializeParams) -> PathBuf {
 }
 
 pub async fn initialized(backend: &Backend) {
+    backend.session.warm_up();
     let problems: Vec<String> = std::mem::take(
         &mut *backend
             .pending_problems
