@@ -218,3 +218,51 @@ fn serve_ignores_the_stdio_flag_vscode_appends() {
     assert!(output.status.success(), "{output:?}");
     assert!(output.stdout.is_empty(), "nothing but protocol on stdout");
 }
+
+#[test]
+fn retrieval_follows_open_documents_and_forgets_unsaved_text_on_close() {
+    let ws = temp_workspace();
+    let (mut client, _) = start(ws.path(), json!({}), Value::Null);
+    let path = ws.path().canonicalize().unwrap().join("src/config.rs");
+    let uri = file_uri(&path);
+    let disk = std::fs::read_to_string(&path).unwrap();
+    let unsaved = format!("{disk}\n/// Zanzibar quota: how many parrots may pass per hour.\npub fn zanzibar_quota() -> u32 {{ 7 }}\n");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": unsaved}}),
+    );
+    let question = json!({"question": "what is the zanzibar parrot quota?"});
+    let result = client.request("copilot/ask", question.clone()).unwrap();
+    let first = &result["citations"][0];
+    assert_eq!(first["path"], "src/config.rs", "{result:#}");
+    assert!(
+        first["endLine"].as_u64().unwrap() >= 25,
+        "the unsaved lines: {result:#}"
+    );
+    assert!(
+        result["answer"]
+            .as_str()
+            .unwrap()
+            .contains("zanzibar_quota"),
+        "{result:#}"
+    );
+    assert_eq!(
+        first["verified"], true,
+        "verified against the editor's text"
+    );
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let result = client.request("copilot/ask", question).unwrap();
+    let cited = result["citations"].as_array().unwrap();
+    assert!(
+        cited.iter().all(|c| c["endLine"].as_u64().unwrap() <= 23),
+        "the unsaved text is gone: {result:#}"
+    );
+    assert!(
+        !result["answer"].as_str().unwrap().contains("zanzibar"),
+        "{result:#}"
+    );
+    client.shutdown();
+}

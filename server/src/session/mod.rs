@@ -51,7 +51,8 @@ pub struct AskOutcome {
 #[derive(Default)]
 struct RetrievalState {
     index: Option<RetrievalIndex>,
-    seen_versions: HashMap<String, i32>,
+    /// Open documents indexed with their editor text: URI → (version, relative path).
+    seen_versions: HashMap<String, (i32, String)>,
 }
 
 pub struct Session {
@@ -267,14 +268,33 @@ impl Session {
             let index = state
                 .index
                 .get_or_insert_with(|| RetrievalIndex::build(&workspace.sandbox));
-            for doc in documents {
+            for doc in &documents {
                 let Some(path) = &doc.path else { continue };
                 let Some(relative) = workspace.sandbox.relative(path) else {
                     continue;
                 };
-                if state.seen_versions.get(&doc.uri) != Some(&doc.version) {
+                if state.seen_versions.get(&doc.uri).map(|(v, _)| *v) != Some(doc.version) {
                     index.update_file(&relative, &doc.rope.to_string());
-                    state.seen_versions.insert(doc.uri.clone(), doc.version);
+                    state
+                        .seen_versions
+                        .insert(doc.uri.clone(), (doc.version, relative));
+                }
+            }
+            // A document closed since the last ask (perhaps without saving) is indexed
+            // by its text on disk again, or dropped if it was never saved.
+            let closed: Vec<String> = state
+                .seen_versions
+                .keys()
+                .filter(|uri| !documents.iter().any(|doc| &doc.uri == *uri))
+                .cloned()
+                .collect();
+            for uri in closed {
+                let Some((_, relative)) = state.seen_versions.remove(&uri) else {
+                    continue;
+                };
+                match std::fs::read_to_string(workspace.root().join(&relative)) {
+                    Ok(text) => index.update_file(&relative, &text),
+                    Err(_) => index.remove_file(&relative),
                 }
             }
             index.search(&query, CONTEXT_HITS)
