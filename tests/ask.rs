@@ -762,7 +762,7 @@ fn execute_command_ask_works_for_editors_without_a_plugin() {
         });
     assert_eq!(
         diags["diagnostics"][0]["message"],
-        "Cited for: Where is the port read?"
+        "Where is the port read?"
     );
     // copilot.clear removes them all.
     let cleared = s.client.request(

@@ -219,7 +219,7 @@ impl EditorSurface {
             let message = citation
                 .note
                 .clone()
-                .unwrap_or_else(|| format!("Cited for: {}", self.question));
+                .unwrap_or_else(|| self.question.clone());
             by_uri
                 .entry(citation.uri.clone())
                 .or_default()

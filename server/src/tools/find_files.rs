@@ -32,7 +32,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let name_only = !pattern.contains('/');
     let found = Mutex::new(Vec::new());
     let sandbox = &workspace.sandbox;
-    walk::builder(sandbox, sandbox.root())
+    walk::builder(sandbox.root())
         .build_parallel()
         .run(|| {
             let found = &found;

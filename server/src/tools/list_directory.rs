@@ -22,7 +22,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         return Err(ToolError::NotDirectory(resolved.relative));
     }
     let mut entries = Vec::new();
-    for entry in walk::builder(&workspace.sandbox, &resolved.absolute)
+    for entry in walk::builder(&resolved.absolute)
         .max_depth(Some(1))
         .build()
         .flatten()

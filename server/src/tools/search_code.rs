@@ -73,7 +73,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         }
         visited_open.push(scope.absolute.clone());
     } else {
-        walk::builder(sandbox, &scope.absolute)
+        walk::builder(&scope.absolute)
             .build_parallel()
             .run(|| {
                 let results = &results;

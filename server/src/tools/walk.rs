@@ -7,10 +7,10 @@ use ignore::{DirEntry, WalkBuilder};
 
 use super::sandbox::{is_refused_name, Sandbox};
 
-/// A walker over `start` (already resolved by the sandbox) that yields only what the
-/// sandbox admits. Hidden files are included (`.github/` is worth searching); `.git/`
-/// and secrets are not.
-pub fn builder(sandbox: &Sandbox, start: &Path) -> WalkBuilder {
+/// A walker over `start` (already resolved by the sandbox). It never descends into
+/// `.git/` nor yields secret files; symlinks are checked per entry with [`admits`].
+/// Hidden files are included (`.github/` is worth searching).
+pub fn builder(start: &Path) -> WalkBuilder {
     let mut builder = WalkBuilder::new(start);
     builder
         .hidden(false)
@@ -29,7 +29,6 @@ pub fn builder(sandbox: &Sandbox, start: &Path) -> WalkBuilder {
                 .to_str()
                 .is_none_or(|name| !is_refused_name(name))
         });
-    let _ = sandbox;
     builder
 }
 

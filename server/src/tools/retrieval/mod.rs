@@ -214,7 +214,7 @@ impl RetrievalIndex {
 /// so that builds are deterministic.
 fn workspace_files(sandbox: &Sandbox) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for entry in walk::builder(sandbox, sandbox.root()).build() {
+    for entry in walk::builder(sandbox.root()).build() {
         let Ok(entry) = entry else {
             continue;
         };
