@@ -266,3 +266,52 @@ fn retrieval_follows_open_documents_and_forgets_unsaved_text_on_close() {
     );
     client.shutdown();
 }
+
+#[test]
+fn the_index_follows_files_changed_on_disk_through_the_clients_watcher() {
+    let ws = temp_workspace();
+    let caps = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let (mut client, _) = start(ws.path(), caps, Value::Null);
+    let registration = client.wait_for(|m| m["method"] == "client/registerCapability");
+    let watcher = &registration["params"]["registrations"][0];
+    assert_eq!(watcher["method"], "workspace/didChangeWatchedFiles");
+    assert_eq!(
+        watcher["registerOptions"]["watchers"][0]["globPattern"],
+        "**/*"
+    );
+    let question = json!({"question": "how are carrier pigeons dispatched?"});
+    let before = client.request("copilot/ask", question.clone()).unwrap();
+    assert!(
+        !before["answer"].as_str().unwrap().contains("pigeon"),
+        "{before:#}"
+    );
+    // A file appears on disk (a git checkout, say) and the editor's watcher reports it.
+    let path = ws.path().canonicalize().unwrap().join("src/pigeon.rs");
+    std::fs::write(
+        &path,
+        "/// Dispatches carrier pigeons to their roost.\npub fn dispatch_pigeons() {}\n",
+    )
+    .unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&path), "type": 1}]}),
+    );
+    let after = client.request("copilot/ask", question.clone()).unwrap();
+    assert_eq!(after["citations"][0]["path"], "src/pigeon.rs", "{after:#}");
+    // Deleted again: gone from the index.
+    std::fs::remove_file(&path).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&path), "type": 3}]}),
+    );
+    let gone = client.request("copilot/ask", question).unwrap();
+    assert!(
+        gone["citations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["path"] != "src/pigeon.rs"),
+        "{gone:#}"
+    );
+    client.shutdown();
+}

@@ -38,6 +38,15 @@ pub fn edit_support(capabilities: &ClientCapabilities) -> EditSupport {
     }
 }
 
+pub fn supports_watching_files(capabilities: &ClientCapabilities) -> bool {
+    capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false)
+}
+
 pub fn supports_work_done_progress(capabilities: &ClientCapabilities) -> bool {
     capabilities
         .window

@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::lsp_types::{
     CodeActionParams, CodeActionResponse, DidChangeConfigurationParams,
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    ExecuteCommandParams, InitializeParams, InitializeResult, InitializedParams, LSPAny,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, ExecuteCommandParams, InitializeParams, InitializeResult,
+    InitializedParams, LSPAny,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
@@ -21,6 +22,8 @@ use crate::session::Session;
 pub struct ClientFlags {
     pub edits: EditSupport,
     pub work_done_progress: bool,
+    /// The client can watch files for us (`didChangeWatchedFiles` dynamic registration).
+    pub watch_files: bool,
 }
 
 pub struct Backend {
@@ -42,6 +45,7 @@ impl Backend {
                     change_annotations: false,
                 },
                 work_done_progress: false,
+                watch_files: false,
             }),
             pending_problems: Mutex::new(startup_problems),
         }
@@ -85,6 +89,10 @@ impl LanguageServer for Backend {
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         handlers::configuration::did_change_configuration(self, params).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        handlers::text_sync::did_change_watched_files(self, params);
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {

@@ -61,6 +61,9 @@ pub struct Session {
     workspace: RwLock<Option<Workspace>>,
     encoding: RwLock<PositionEncoding>,
     retrieval: Arc<Mutex<RetrievalState>>,
+    /// Files the editor's watcher reported changed on disk, applied at the next ask. A
+    /// lock of its own: the index's may be held for seconds by a build.
+    changed_on_disk: Arc<Mutex<std::collections::BTreeSet<String>>>,
     conversations: Mutex<HashMap<String, Vec<Message>>>,
     pub surface: Mutex<EditorSurface>,
     counter: AtomicU64,
@@ -74,6 +77,7 @@ impl Session {
             workspace: RwLock::new(None),
             encoding: RwLock::new(PositionEncoding::Utf16),
             retrieval: Arc::new(Mutex::new(RetrievalState::default())),
+            changed_on_disk: Arc::new(Mutex::new(std::collections::BTreeSet::new())),
             conversations: Mutex::new(HashMap::new()),
             surface: Mutex::new(EditorSurface::default()),
             counter: AtomicU64::new(0),
@@ -256,10 +260,30 @@ impl Session {
         });
     }
 
+    /// Notes files changed, created or deleted on disk (from the editor's file watcher);
+    /// the retrieval index takes them in at the next ask.
+    pub fn files_changed_on_disk(&self, paths: Vec<std::path::PathBuf>) {
+        let Some(workspace) = self.workspace() else {
+            return;
+        };
+        let mut changed = lock(&self.changed_on_disk);
+        for path in paths {
+            // A deleted file cannot be canonicalized; its directory usually can.
+            let canonical = std::fs::canonicalize(&path).ok().or_else(|| {
+                let parent = std::fs::canonicalize(path.parent()?).ok()?;
+                Some(parent.join(path.file_name()?))
+            });
+            if let Some(relative) = workspace.sandbox.relative(&canonical.unwrap_or(path)) {
+                changed.insert(relative);
+            }
+        }
+    }
+
     /// Best chunks for the question. The index is built on first use (off the async
     /// threads) and brought up to date with the editor's open documents each time.
     async fn retrieve(&self, workspace: &Workspace, query: String) -> Vec<RetrievalHit> {
         let state = self.retrieval.clone();
+        let changed_on_disk = self.changed_on_disk.clone();
         let workspace = workspace.clone();
         let documents = self.documents.all();
         let task = tokio::task::spawn_blocking(move || {
@@ -278,6 +302,27 @@ impl Session {
                     state
                         .seen_versions
                         .insert(doc.uri.clone(), (doc.version, relative));
+                }
+            }
+            // Files changed on disk (git checkout, a formatter, another editor); open
+            // documents keep their editor text.
+            let changed = std::mem::take(&mut *lock(&changed_on_disk));
+            for relative in changed {
+                if state
+                    .seen_versions
+                    .values()
+                    .any(|(_, open)| *open == relative)
+                {
+                    continue;
+                }
+                match workspace.sandbox.resolve(&relative) {
+                    Ok(resolved) if resolved.absolute.is_file() => {
+                        match std::fs::read_to_string(&resolved.absolute) {
+                            Ok(text) => index.update_file(&relative, &text),
+                            Err(_) => index.remove_file(&relative),
+                        }
+                    }
+                    _ => index.remove_file(&relative),
                 }
             }
             // A document closed since the last ask (perhaps without saving) is indexed

@@ -32,35 +32,33 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let name_only = !pattern.contains('/');
     let found = Mutex::new(Vec::new());
     let sandbox = &workspace.sandbox;
-    walk::builder(sandbox.root())
-        .build_parallel()
-        .run(|| {
-            let found = &found;
-            let matcher = &matcher;
-            Box::new(move |entry| {
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                if entry.depth() == 0 || !walk::admits(sandbox, &entry) || !walk::is_file(&entry) {
-                    return WalkState::Continue;
-                }
-                let Some(relative) = sandbox.relative(entry.path()) else {
-                    return WalkState::Continue;
-                };
-                let hit = if name_only {
-                    matcher.is_match(entry.file_name()) || matcher.is_match(&relative)
-                } else {
-                    matcher.is_match(&relative)
-                };
-                if hit {
-                    found
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(relative);
-                }
-                WalkState::Continue
-            })
-        });
+    walk::builder(sandbox.root()).build_parallel().run(|| {
+        let found = &found;
+        let matcher = &matcher;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if entry.depth() == 0 || !walk::admits(sandbox, &entry) || !walk::is_file(&entry) {
+                return WalkState::Continue;
+            }
+            let Some(relative) = sandbox.relative(entry.path()) else {
+                return WalkState::Continue;
+            };
+            let hit = if name_only {
+                matcher.is_match(entry.file_name()) || matcher.is_match(&relative)
+            } else {
+                matcher.is_match(&relative)
+            };
+            if hit {
+                found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(relative);
+            }
+            WalkState::Continue
+        })
+    });
     let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
     // Unsaved new files open in the editor count too.
     for doc in workspace.open_documents() {

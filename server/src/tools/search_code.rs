@@ -73,34 +73,32 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         }
         visited_open.push(scope.absolute.clone());
     } else {
-        walk::builder(&scope.absolute)
-            .build_parallel()
-            .run(|| {
-                let results = &results;
-                let matcher = &matcher;
-                let open = &open;
-                // One searcher per walker thread, as ripgrep does: building one zeroes a
-                // 64 KiB line buffer, which per file was the largest cost after reading.
-                let mut searcher = searcher();
-                Box::new(move |entry| {
-                    let Ok(entry) = entry else {
-                        return WalkState::Continue;
-                    };
-                    if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
-                        return WalkState::Continue;
-                    }
-                    // The relative path is only needed for files that match (most do not).
-                    let relative = || sandbox.relative(entry.path());
-                    let path = entry.path();
-                    if let Some(found) = search_one(&mut searcher, matcher, path, relative, open) {
-                        results
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push(found);
-                    }
-                    WalkState::Continue
-                })
-            });
+        walk::builder(&scope.absolute).build_parallel().run(|| {
+            let results = &results;
+            let matcher = &matcher;
+            let open = &open;
+            // One searcher per walker thread, as ripgrep does: building one zeroes a
+            // 64 KiB line buffer, which per file was the largest cost after reading.
+            let mut searcher = searcher();
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
+                    return WalkState::Continue;
+                }
+                // The relative path is only needed for files that match (most do not).
+                let relative = || sandbox.relative(entry.path());
+                let path = entry.path();
+                if let Some(found) = search_one(&mut searcher, matcher, path, relative, open) {
+                    results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(found);
+                }
+                WalkState::Continue
+            })
+        });
     }
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     // Unsaved new documents that exist only in the editor.

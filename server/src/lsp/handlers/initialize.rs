@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
-use tower_lsp_server::lsp_types::{InitializeParams, InitializeResult, MessageType, ServerInfo};
+use tower_lsp_server::lsp_types::{
+    DidChangeWatchedFilesRegistrationOptions, FileSystemWatcher, GlobPattern, InitializeParams,
+    InitializeResult, MessageType, Registration, ServerInfo,
+};
 
 use super::super::capabilities;
 use super::super::server::{Backend, ClientFlags};
@@ -14,6 +17,7 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> InitializeResu
     *backend.flags.write().unwrap_or_else(|e| e.into_inner()) = ClientFlags {
         edits: capabilities::edit_support(&params.capabilities),
         work_done_progress: capabilities::supports_work_done_progress(&params.capabilities),
+        watch_files: capabilities::supports_watching_files(&params.capabilities),
     };
 
     let mut problems = Vec::new();
@@ -65,6 +69,23 @@ fn workspace_root(params: &InitializeParams) -> PathBuf {
 
 pub async fn initialized(backend: &Backend) {
     backend.session.warm_up();
+    if backend.flags().watch_files {
+        // So the retrieval index sees files that change on disk while not open.
+        let registration = Registration {
+            id: "copilot-ls-watch-files".to_string(),
+            method: "workspace/didChangeWatchedFiles".to_string(),
+            register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                watchers: vec![FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/*".to_string()),
+                    kind: None,
+                }],
+            })
+            .ok(),
+        };
+        if let Err(error) = backend.client.register_capability(vec![registration]).await {
+            tracing::info!("the client did not register the file watcher: {error}");
+        }
+    }
     let problems: Vec<String> = std::mem::take(
         &mut *backend
             .pending_problems

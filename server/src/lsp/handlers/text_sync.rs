@@ -2,7 +2,8 @@
 //! synchronously, before any `.await`, so requests that follow see them.
 
 use tower_lsp_server::lsp_types::{
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams,
 };
 
 use super::super::convert;
@@ -51,4 +52,15 @@ pub fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
         .session
         .documents
         .close(params.text_document.uri.as_str());
+}
+
+/// Files changed on disk, as the client's watcher saw them: the retrieval index catches
+/// up at the next ask.
+pub fn did_change_watched_files(backend: &Backend, params: DidChangeWatchedFilesParams) {
+    let paths = params
+        .changes
+        .iter()
+        .filter_map(|change| crate::text::path_from_file_uri(change.uri.as_str()))
+        .collect();
+    backend.session.files_changed_on_disk(paths);
 }
