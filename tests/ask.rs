@@ -915,3 +915,42 @@ fn the_first_message_carries_the_editor_focus_and_retrieved_context_within_budge
     );
     s.client.shutdown();
 }
+
+#[test]
+fn a_configuration_change_takes_effect_at_the_next_ask() {
+    let mut s = setup(
+        "openai",
+        vec![
+            json!({"text": "one"}),
+            json!({"text": "two"}),
+            json!({"text": "three"}),
+        ],
+    );
+    s.client
+        .request("copilot/ask", json!({"question": "q1"}))
+        .unwrap();
+    s.client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"copilot": {"model": "other-model", "stream": false}}}),
+    );
+    s.client
+        .request("copilot/ask", json!({"question": "q2"}))
+        .unwrap();
+    // Lua clients send the whole settings object without a `copilot` key.
+    s.client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"model": "third-model"}}),
+    );
+    s.client
+        .request("copilot/ask", json!({"question": "q3"}))
+        .unwrap();
+    let requests = s.fake.wait_for_requests(3, WAIT);
+    let models: Vec<_> = requests
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(models, ["fake-model", "other-model", "third-model"]);
+    assert_eq!(requests[0].body["stream"], true);
+    assert_eq!(requests[1].body["stream"], false);
+    s.client.shutdown();
+}

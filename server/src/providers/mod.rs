@@ -41,7 +41,7 @@ impl ApiKey {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProviderConfig {
     pub kind: ProviderKind,
     /// `openai`: requests go to `{base_url}/chat/completions`; `anthropic`: `{base_url}/v1/messages`.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::agent::{self, Agent, AgentOutcome, AgentSettings, AskInput, Focus};
-use crate::providers::{self, Message, ProviderError};
+use crate::providers::{self, ChatModel, Message, ProviderConfig, ProviderError};
 use crate::text::{self, PositionEncoding, Span};
 use crate::tools::retrieval::{RetrievalHit, RetrievalIndex};
 use crate::tools::sandbox::Sandbox;
@@ -65,6 +65,9 @@ pub struct Session {
     /// lock of its own: the index's may be held for seconds by a build.
     changed_on_disk: Arc<Mutex<std::collections::BTreeSet<String>>>,
     conversations: Mutex<HashMap<String, Vec<Message>>>,
+    /// The provider of the last ask, reused while its configuration (key included) is
+    /// unchanged, so asks share one connection pool instead of a TLS handshake each.
+    provider: Mutex<Option<(ProviderConfig, Arc<dyn ChatModel>)>>,
     pub surface: Mutex<EditorSurface>,
     counter: AtomicU64,
 }
@@ -79,6 +82,7 @@ impl Session {
             retrieval: Arc::new(Mutex::new(RetrievalState::default())),
             changed_on_disk: Arc::new(Mutex::new(std::collections::BTreeSet::new())),
             conversations: Mutex::new(HashMap::new()),
+            provider: Mutex::new(None),
             surface: Mutex::new(EditorSurface::default()),
             counter: AtomicU64::new(0),
         }
@@ -144,7 +148,9 @@ impl Session {
             .ok_or_else(|| AskError::Failed("no workspace folder is open".into()))?;
         let settings = self.settings();
         let env = settings::process_env;
-        let model = settings.provider_config(&env).map(providers::build);
+        let model = settings
+            .provider_config(&env)
+            .map(|config| self.provider_for(config));
         let encoding = self.encoding();
         let focus = self.focus(&workspace, &request);
 
@@ -200,6 +206,18 @@ impl Session {
             conversation_id,
             outcome,
         })
+    }
+
+    fn provider_for(&self, config: ProviderConfig) -> Arc<dyn ChatModel> {
+        let mut cached = lock(&self.provider);
+        if let Some((cached_config, model)) = cached.as_ref() {
+            if *cached_config == config {
+                return model.clone();
+            }
+        }
+        let model = providers::build(config.clone());
+        *cached = Some((config, model.clone()));
+        model
     }
 
     /// The document and selection the user asked from, as the agent sees them.
