@@ -80,18 +80,9 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             format!("{pattern}: no files"),
         ));
     }
-    let mut out = found
-        .into_iter()
-        .take(MAX_RESULTS)
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    if total > MAX_RESULTS {
-        out.push_str(&format!(
-            "({} more files match; use a narrower pattern)\n",
-            total - MAX_RESULTS
-        ));
-    }
+    let out = super::capped_lines(found, MAX_RESULTS, |more| {
+        format!("({more} more files match; use a narrower pattern)")
+    });
     Ok(ToolOutput::ok(out, format!("{total} files")))
 }
 

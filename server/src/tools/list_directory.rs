@@ -50,17 +50,8 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             format!("{shown}: empty"),
         ));
     }
-    let mut out = entries
-        .into_iter()
-        .take(MAX_ENTRIES)
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    if total > MAX_ENTRIES {
-        out.push_str(&format!(
-            "({} more entries not shown; use find_files with a glob to narrow down)\n",
-            total - MAX_ENTRIES
-        ));
-    }
+    let out = super::capped_lines(entries, MAX_ENTRIES, |more| {
+        format!("({more} more entries not shown; use find_files with a glob to narrow down)")
+    });
     Ok(ToolOutput::ok(out, format!("{total} entries")))
 }

@@ -63,6 +63,18 @@ impl ToolOutput {
     }
 }
 
+/// One line per item, at most `max`, then `more(n)` when `n` items were left out.
+fn capped_lines(items: Vec<String>, max: usize, more: impl Fn(usize) -> String) -> String {
+    let total = items.len();
+    let mut out = items.into_iter().take(max).collect::<Vec<_>>().join("\n");
+    out.push('\n');
+    if total > max {
+        out.push_str(&more(total - max));
+        out.push('\n');
+    }
+    out
+}
+
 /// Names of every tool the model can call.
 pub fn names() -> Vec<String> {
     schemas::all().into_iter().map(|spec| spec.name).collect()

@@ -429,10 +429,11 @@ impl InvertedIndex {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn index_of(files: &[(&str, &str)]) -> InvertedIndex {
+    /// An index of the given files, for the ranking tests too.
+    pub(crate) fn index_of(files: &[(&str, &str)]) -> InvertedIndex {
         let mut vocab = Vocabulary::default();
         let analyzed = files
             .iter()

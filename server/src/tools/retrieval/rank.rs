@@ -447,18 +447,7 @@ pub fn best_symbol(index: &InvertedIndex, chunk: ChunkId, query: &str) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::retrieval::index::{analyze, Vocabulary};
-
-    fn index_of(files: &[(&str, &str)]) -> InvertedIndex {
-        let mut vocab = Vocabulary::default();
-        let analyzed = files
-            .iter()
-            .map(|(path, text)| analyze(path.to_string(), text.to_string(), &mut vocab))
-            .collect();
-        let mut index = InvertedIndex::default();
-        index.insert_batch(analyzed, &vocab);
-        index
-    }
+    use crate::tools::retrieval::index::tests::index_of;
 
     fn top_paths(index: &InvertedIndex, query: &str, ranking: Ranking) -> Vec<String> {
         rank(index, query, 5, ranking)
