@@ -315,3 +315,16 @@ fn the_index_follows_files_changed_on_disk_through_the_clients_watcher() {
     );
     client.shutdown();
 }
+
+#[test]
+fn the_server_exits_when_the_editor_goes_away() {
+    let ws = temp_workspace();
+    let (client, _) = start(ws.path(), json!({}), Value::Null);
+    let started = std::time::Instant::now();
+    client.close_and_wait();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -97,6 +97,9 @@ pub fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             };
             runtime.block_on(crate::lsp::serve(settings, problems));
+            // Do not wait for a background index build of a huge folder: the editor is
+            // gone (exit, or stdin closed).
+            runtime.shutdown_timeout(std::time::Duration::from_millis(200));
             ExitCode::SUCCESS
         }
         Some(Command::Ask {

@@ -181,6 +181,23 @@ impl LspClient {
             .collect()
     }
 
+    /// Closes the server's stdin (the editor went away) and waits for it to exit.
+    pub fn close_and_wait(mut self) -> ExitStatus {
+        self.stdin.take();
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "server did not exit when stdin closed"
+            );
+            // Process reaping, not test synchronisation (see `shutdown`).
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// `shutdown` then `exit`; returns the exit status.
     pub fn shutdown(mut self) -> (ExitStatus, String, Vec<Value>) {
         let result = self.request("shutdown", Value::Null);
