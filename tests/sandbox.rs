@@ -268,6 +268,11 @@ fn adversarial_paths_are_refused_and_the_canary_never_leaks() {
             json!({"pattern": "unsaved"}),
             Contains("src/lib.rs:2: pub fn unsaved() {}"),
         ),
+        (
+            "search_code",
+            json!({"pattern": "unsaved"}),
+            Contains("lib_link.rs:2: pub fn unsaved() {}"),
+        ),
         ("find_files", json!({"pattern": "**/*"}), Lacks("canary")),
         ("find_files", json!({"pattern": "**/*"}), Lacks(".env")),
         ("find_files", json!({"pattern": "**/*"}), Lacks(".git/")),

@@ -14,8 +14,7 @@ pub fn run(workspace: &Workspace) -> ToolOutput {
         if workspace.sandbox.resolve_allow_missing(&shown).is_err() {
             continue;
         }
-        let text = doc.rope.to_string();
-        let modified = std::fs::read(&doc.path).map_or(true, |disk| disk != text.as_bytes());
+        let modified = super::workspace::differs_from_disk(&doc.path, &doc.rope.to_string());
         let mut row = format!(
             "{shown}\t{}\tversion {}",
             if doc.language_id.is_empty() {

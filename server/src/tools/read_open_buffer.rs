@@ -1,7 +1,7 @@
 //! `read_open_buffer`: like `read_file`, but only for documents open in the editor.
 
 use super::error::ToolError;
-use super::workspace::{FileText, TextSource, Workspace};
+use super::workspace::Workspace;
 use super::ToolOutput;
 
 /// The same parameters as `read_file`.
@@ -9,21 +9,14 @@ pub use super::read_file::Args;
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let resolved = workspace.sandbox.resolve_allow_missing(&args.path)?;
-    let Some(doc) = workspace.open_document(&resolved.absolute) else {
+    if workspace.open_document(&resolved.absolute).is_none() {
         return Err(ToolError::Invalid(format!(
             "{} is not open in the editor; use list_open_buffers to see what is, or read_file for files on disk",
             resolved.relative
         )));
-    };
-    let text = doc.rope.to_string();
-    let modified = std::fs::read(&resolved.absolute).map_or(true, |disk| disk != text.as_bytes());
-    let file = FileText {
-        text,
-        source: TextSource::Editor {
-            version: doc.version,
-            modified,
-        },
-    };
+    }
+    // Open, so this is the editor's text.
+    let file = workspace.read_text(&resolved)?;
     super::read_file::render(
         &resolved.relative,
         &file,

@@ -64,8 +64,14 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let mut visited_open = Vec::new();
     if scope.absolute.is_file() {
         let relative = || Some(scope.relative.clone());
-        if let Some(found) = search_one(&mut searcher(), &matcher, &scope.absolute, relative, &open)
-        {
+        if let Some(found) = search_one(
+            &mut searcher(),
+            &matcher,
+            &scope.absolute,
+            false,
+            relative,
+            &open,
+        ) {
             results
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -90,7 +96,14 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
                 // The relative path is only needed for files that match (most do not).
                 let relative = || sandbox.relative(entry.path());
                 let path = entry.path();
-                if let Some(found) = search_one(&mut searcher, matcher, path, relative, open) {
+                if let Some(found) = search_one(
+                    &mut searcher,
+                    matcher,
+                    path,
+                    entry.path_is_symlink(),
+                    relative,
+                    open,
+                ) {
                     results
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
@@ -133,12 +146,19 @@ fn search_one(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     path: &std::path::Path,
+    is_symlink: bool,
     relative: impl FnOnce() -> Option<String>,
     open: &HashMap<PathBuf, String>,
 ) -> Option<FileMatches> {
     if !open.is_empty() {
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        if let Some(text) = open.get(&canonical) {
+        // Walked paths below the canonical root are canonical already, unless the entry
+        // is a symlink: only then is a syscall needed to find its document.
+        let text = match open.get(path) {
+            Some(text) => Some(text),
+            None if is_symlink => std::fs::canonicalize(path).ok().and_then(|c| open.get(&c)),
+            None => None,
+        };
+        if let Some(text) = text {
             return search_text(matcher, text.as_bytes(), &relative()?);
         }
     }

@@ -95,10 +95,7 @@ impl Workspace {
     pub fn read_text(&self, resolved: &Resolved) -> Result<FileText, ToolError> {
         if let Some(doc) = self.open_document(&resolved.absolute) {
             let text = doc.rope.to_string();
-            let modified = match std::fs::read(&resolved.absolute) {
-                Ok(disk) => disk != text.as_bytes(),
-                Err(_) => true,
-            };
+            let modified = differs_from_disk(&resolved.absolute, &text);
             return Ok(FileText {
                 text,
                 source: TextSource::Editor {
@@ -112,6 +109,11 @@ impl Workspace {
             source: TextSource::Disk,
         })
     }
+}
+
+/// Whether an editor's text differs from the file on disk (a file not on disk differs).
+pub fn differs_from_disk(path: &Path, text: &str) -> bool {
+    std::fs::read(path).map_or(true, |disk| disk != text.as_bytes())
 }
 
 /// Reads a text file from disk, refusing directories, huge files and binary content.
