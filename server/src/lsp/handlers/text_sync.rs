@@ -43,7 +43,7 @@ pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) 
     // refresh the diagnostics that show it (only now may we suspend).
     let has_edits = crate::session::lock(&backend.session.surface).has_edits_for(&uri);
     if has_edits {
-        diagnostics::publish(backend).await;
+        diagnostics::publish_for(backend, &uri).await;
     }
 }
 
