@@ -81,6 +81,11 @@ export class AnswerView implements vscode.Disposable {
 <main id="answer">${body}</main>
 <script nonce="${nonce}">
   const vscode = acquireVsCodeApi();
+  // A press on a link must not focus the webview: the workbench hears of that focus
+  // asynchronously and could take it back from the editor the link opens.
+  document.addEventListener('mousedown', (event) => {
+    if (event.target instanceof Element && event.target.closest('a[href]')) event.preventDefault();
+  });
   document.addEventListener('click', (event) => {
     const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
     if (!link) return;
