@@ -9,6 +9,7 @@
 
 mod citations;
 mod context;
+pub mod events;
 pub mod history;
 mod no_provider;
 mod sanitize;
@@ -26,6 +27,7 @@ use crate::tools::retrieval::RetrievalHit;
 use crate::tools::{self, ProposedEdit, Workspace};
 
 pub use citations::{Citation, CitedLines};
+pub use events::{AskEvent, EventSink};
 pub use history::bound_history;
 
 /// The system prompt, in its own file so it can be read and improved as text.
@@ -113,8 +115,8 @@ pub struct Agent<'a> {
     pub model: Option<Arc<dyn ChatModel>>,
     pub workspace: &'a Workspace,
     pub settings: AgentSettings,
-    /// Called once per tool call with its progress line (`search_code: rate_limit`).
-    pub progress: &'a (dyn Fn(String) + Send + Sync),
+    /// Receives what the ask does as it happens (text, tool calls started and finished).
+    pub events: EventSink<'a>,
     /// Gives each proposed edit a session-unique id.
     pub next_edit_id: &'a (dyn Fn() -> String + Send + Sync),
 }
@@ -149,6 +151,13 @@ impl Agent<'_> {
             stats.output_tokens += response.usage.output_tokens;
             stats.retries += response.attempts.saturating_sub(1);
             let turn = response.turn;
+            if !turn.text.is_empty() {
+                // Until the providers stream, a turn's text arrives whole.
+                (self.events)(AskEvent::Text {
+                    turn: call_number,
+                    text: turn.text.clone(),
+                });
+            }
             if !turn.text.trim().is_empty() {
                 last_text = turn.text.clone();
             }
@@ -221,7 +230,13 @@ impl Agent<'_> {
                         }
                     }
                 }
-                (self.progress)(tools::progress_label(&call.name, &call.arguments));
+                (self.events)(AskEvent::ToolStarted {
+                    turn: call_number,
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    arguments: arguments_object(&call.arguments),
+                    label: tools::progress_label(&call.name, &call.arguments),
+                });
                 pending.push((results.len(), call.clone()));
                 results.push(None);
             }
@@ -229,13 +244,19 @@ impl Agent<'_> {
                 .run_tools(pending.iter().map(|(_, call)| call.clone()).collect())
                 .await;
             for ((index, call), output) in pending.into_iter().zip(outputs) {
-                steps.push(step(&call.name, &call.arguments, &output));
-                if let Some(edit) = output.edit.clone() {
-                    edits.push(IdentifiedEdit {
-                        id: (self.next_edit_id)(),
-                        edit,
-                    });
-                }
+                let finished = step(&call.name, &call.arguments, &output);
+                let edit = output.edit.clone().map(|edit| IdentifiedEdit {
+                    id: (self.next_edit_id)(),
+                    edit,
+                });
+                (self.events)(AskEvent::ToolFinished {
+                    turn: call_number,
+                    call_id: call.id.clone(),
+                    step: finished.clone(),
+                    edit: edit.clone(),
+                });
+                steps.push(finished);
+                edits.extend(edit);
                 results[index] = Some(result_of(&call, output.text));
             }
             messages.push(Message::Assistant(turn));
@@ -336,11 +357,19 @@ impl Agent<'_> {
     }
 }
 
+/// The model's arguments as an object: `{}` when they were not one (the contract's
+/// `Step.arguments` is always an object).
+fn arguments_object(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(value @ Value::Object(_)) => value,
+        _ => Value::Object(Default::default()),
+    }
+}
+
 fn step(tool: &str, arguments: &str, output: &tools::ToolOutput) -> Step {
     Step {
         tool: tool.to_string(),
-        arguments: serde_json::from_str(arguments)
-            .unwrap_or_else(|_| Value::String(arguments.to_string())),
+        arguments: arguments_object(arguments),
         ok: output.ok,
         summary: output.summary.clone(),
     }

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::agent::AskEvent;
 use crate::lsp::convert::{self, EditSupport};
 use crate::session::{self, AskError, AskRequest, Session, Settings};
 
@@ -31,7 +32,11 @@ pub async fn run(
         );
         return ExitCode::from(2);
     }
-    let progress = |message: String| eprintln!("copilot-ls: {message}");
+    let progress = |event: AskEvent| {
+        if let AskEvent::ToolStarted { label, .. } = event {
+            eprintln!("copilot-ls: {label}");
+        }
+    };
     let request = AskRequest {
         question,
         ..AskRequest::default()

@@ -135,7 +135,7 @@ impl Session {
     pub async fn ask(
         &self,
         request: AskRequest,
-        progress: &(dyn Fn(String) + Send + Sync),
+        events: agent::EventSink<'_>,
     ) -> Result<AskOutcome, AskError> {
         let question = request.question.trim().to_string();
         if question.is_empty() {
@@ -179,7 +179,7 @@ impl Session {
                 max_steps: settings.max_steps,
                 encoding,
             },
-            progress,
+            events,
             next_edit_id: &next_edit_id,
         };
         let outcome = agent

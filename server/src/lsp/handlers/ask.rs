@@ -24,6 +24,7 @@ use super::super::convert;
 use super::super::server::Backend;
 use super::super::wire::{AskParams, AskResult};
 use super::diagnostics;
+use crate::agent::AskEvent;
 use crate::session::{AskError, AskRequest};
 
 /// JSON-RPC `RequestFailed`: the ask could not be answered (provider error and the like).
@@ -53,7 +54,11 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
     let session = backend.session.clone();
     let task = tokio::spawn(async move {
         let reporter = progress.clone();
-        let report = move |message: String| reporter.send(ProgressEvent::Report(message));
+        let report = move |event: AskEvent| {
+            if let AskEvent::ToolStarted { label, .. } = event {
+                reporter.send(ProgressEvent::Report(label));
+            }
+        };
         let result = tokio::select! {
             biased;
             _ = token.cancelled() => None,
