@@ -11,11 +11,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::agent::{self, Agent, AgentOutcome, AgentSettings, AskInput, Focus};
+use crate::index::{RetrievalHit, RetrievalIndex};
 use crate::providers::{self, ChatModel, Message, ProviderConfig, ProviderError};
 use crate::text::{self, PositionEncoding, Span};
-use crate::tools::retrieval::{RetrievalHit, RetrievalIndex};
-use crate::tools::sandbox::Sandbox;
-use crate::tools::Workspace;
+use crate::workspace::sandbox::Sandbox;
+use crate::workspace::Workspace;
 
 pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
 pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};

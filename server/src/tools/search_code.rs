@@ -12,9 +12,9 @@ use ignore::WalkState;
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::walk;
-use super::workspace::Workspace;
 use super::ToolOutput;
+use crate::workspace::walk;
+use crate::workspace::Workspace;
 
 pub const MAX_MATCHES: usize = 100;
 /// A matching line is shown up to this many chars.

@@ -12,7 +12,7 @@
 //! - `rank`: BM25 plus definition, doc, path and file-kind signals.
 
 mod chunk;
-mod index;
+mod inverted;
 mod rank;
 mod tokenize;
 
@@ -21,10 +21,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use self::index::{analyze, AnalyzedFile, InvertedIndex, Vocabulary};
+use self::inverted::{analyze, AnalyzedFile, InvertedIndex, Vocabulary};
 pub use self::rank::Ranking;
-use super::sandbox::{is_refused_name, Sandbox};
-use super::walk;
+use crate::workspace::sandbox::{is_refused_name, Sandbox};
+use crate::workspace::walk;
 
 /// Files larger than this are generated data or bundles, not something to cite.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -203,9 +203,9 @@ impl RetrievalIndex {
             .index
             .postings
             .iter()
-            .map(|p| p.capacity() * std::mem::size_of::<index::Posting>())
+            .map(|p| p.capacity() * std::mem::size_of::<inverted::Posting>())
             .sum();
-        let chunks = self.index.chunks.len() * std::mem::size_of::<index::ChunkRecord>();
+        let chunks = self.index.chunks.len() * std::mem::size_of::<inverted::ChunkRecord>();
         texts + postings + chunks
     }
 }
