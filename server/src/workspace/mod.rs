@@ -6,6 +6,7 @@
 //! Invariant: nothing here writes to disk, runs a program or opens a connection.
 
 pub mod error;
+pub mod read;
 pub mod sandbox;
 pub mod walk;
 
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use ropey::Rope;
 
 pub use self::error::WorkspaceError;
+pub use self::read::{differs_from_disk, read_disk_text, MAX_READ_BYTES};
 use self::sandbox::{Resolved, Sandbox};
 
 /// A snapshot of one document open in the editor. Cloning the rope is cheap.
@@ -57,9 +59,6 @@ pub struct FileText {
     pub text: String,
     pub source: TextSource,
 }
-
-/// Files larger than this are not read whole; the model is told to search instead.
-pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct Workspace {
@@ -116,28 +115,4 @@ impl Workspace {
             source: TextSource::Disk,
         })
     }
-}
-
-/// Whether an editor's text differs from the file on disk (a file not on disk differs).
-pub fn differs_from_disk(path: &Path, text: &str) -> bool {
-    std::fs::read(path).map_or(true, |disk| disk != text.as_bytes())
-}
-
-/// Reads a text file from disk, refusing directories, huge files and binary content.
-pub fn read_disk_text(path: &Path, shown: &str) -> Result<String, WorkspaceError> {
-    let metadata = std::fs::metadata(path).map_err(|e| WorkspaceError::io(shown, &e))?;
-    if metadata.is_dir() {
-        return Err(WorkspaceError::IsDirectory(shown.to_string()));
-    }
-    if metadata.len() > MAX_READ_BYTES {
-        return Err(WorkspaceError::TooLarge {
-            path: shown.to_string(),
-            bytes: metadata.len(),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|e| WorkspaceError::io(shown, &e))?;
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return Err(WorkspaceError::Binary(shown.to_string()));
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
