@@ -4,8 +4,8 @@
 use super::citations::{check, CitedLines};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
 use crate::text::PositionEncoding;
-use crate::tools::retrieval::RetrievalHit;
-use crate::tools::Workspace;
+use crate::index::RetrievalHit;
+use crate::workspace::Workspace;
 
 /// Places listed in a no-provider answer.
 pub const PLACES: usize = 5;
