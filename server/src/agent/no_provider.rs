@@ -3,8 +3,8 @@
 
 use super::citations::{check, CitedLines};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
-use crate::text::PositionEncoding;
 use crate::index::RetrievalHit;
+use crate::text::PositionEncoding;
 use crate::workspace::Workspace;
 
 /// Places listed in a no-provider answer.
