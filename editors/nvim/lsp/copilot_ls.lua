@@ -6,6 +6,8 @@ local config = require('copilot_ls.config')
 ---@type vim.lsp.Config
 return {
   cmd = config.cmd(),
+  -- Only warnings and errors on stderr: Neovim logs all of it at ERROR level.
+  cmd_env = config.cmd_env(),
   -- No `filetypes`: the server answers about the whole project and reads the editor's
   -- text of every open buffer, whatever its language.
   root_dir = function(bufnr, on_dir)

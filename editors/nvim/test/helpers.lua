@@ -119,12 +119,88 @@ function H.fake_provider(steps)
   return provider
 end
 
+H.servers = {}
+
+--- A loopback HTTP server answering every request with `status` and `body`; records
+--- each request's head (request line and headers) as text.
+---@param status integer
+---@param body string
+---@return {url: string, heads: string[]}
+function H.http_stub(status, body)
+  local server = assert(vim.uv.new_tcp())
+  assert(server:bind('127.0.0.1', 0))
+  local stub = { heads = {} }
+  server:listen(16, function()
+    local socket = assert(vim.uv.new_tcp())
+    server:accept(socket)
+    local data = ''
+    socket:read_start(function(_, chunk)
+      if not chunk then
+        socket:close()
+        return
+      end
+      data = data .. chunk
+      if data:find('\r\n\r\n', 1, true) then
+        table.insert(stub.heads, data)
+        socket:read_stop()
+        socket:write(
+          ('HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s'):format(status, #body, body),
+          function()
+            socket:close()
+          end
+        )
+      end
+    end)
+  end)
+  stub.url = ('http://127.0.0.1:%d/v1'):format(server:getsockname().port)
+  table.insert(H.servers, server)
+  return stub
+end
+
 H.notifications = {}
 local original_notify = vim.notify
 
 --- Records vim.notify calls (and still shows nothing: headless output stays readable).
 function H.capture_notify()
-  H.notifications = {}
+  H.servers = {}
+
+--- A loopback HTTP server answering every request with `status` and `body`; records
+--- each request's head (request line and headers) as text.
+---@param status integer
+---@param body string
+---@return {url: string, heads: string[]}
+function H.http_stub(status, body)
+  local server = assert(vim.uv.new_tcp())
+  assert(server:bind('127.0.0.1', 0))
+  local stub = { heads = {} }
+  server:listen(16, function()
+    local socket = assert(vim.uv.new_tcp())
+    server:accept(socket)
+    local data = ''
+    socket:read_start(function(_, chunk)
+      if not chunk then
+        socket:close()
+        return
+      end
+      data = data .. chunk
+      if data:find('\r\n\r\n', 1, true) then
+        table.insert(stub.heads, data)
+        socket:read_stop()
+        socket:write(
+          ('HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s'):format(status, #body, body),
+          function()
+            socket:close()
+          end
+        )
+      end
+    end)
+  end)
+  stub.url = ('http://127.0.0.1:%d/v1'):format(server:getsockname().port)
+  table.insert(H.servers, server)
+  return stub
+end
+
+H.notifications = {}
   vim.notify = function(msg, level)
     table.insert(H.notifications, { msg = msg, level = level or vim.log.levels.INFO })
   end
@@ -215,6 +291,10 @@ function H.cleanup()
     provider.stop()
   end
   H.providers = {}
+  for _, server in ipairs(H.servers) do
+    server:close()
+  end
+  H.servers = {}
   if package.loaded['copilot_ls.ask'] then
     require('copilot_ls.ask').last = nil
   end

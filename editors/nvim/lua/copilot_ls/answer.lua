@@ -249,6 +249,23 @@ local function target_window(ask)
   return vim.api.nvim_get_current_win()
 end
 
+--- Shows fname in win. A loaded buffer is shown as it is: `:edit` of a modified buffer
+--- would re-read it (E37). Another file is edited with :hide, so a modified buffer in
+--- that window does not stop it with 'nohidden' either.
+---@param win integer
+---@param fname string
+function M.show_file(win, fname)
+  local buf = vim.fn.bufadd(fname)
+  if vim.api.nvim_buf_is_loaded(buf) then
+    vim.bo[buf].buflisted = true
+    vim.api.nvim_win_set_buf(win, buf)
+  else
+    vim.api.nvim_win_call(win, function()
+      vim.cmd('hide edit ' .. vim.fn.fnameescape(fname))
+    end)
+  end
+end
+
 --- <CR> in the answer: opens the citation under the cursor.
 function M.jump()
   local row, col = unpack(vim.api.nvim_win_get_cursor(0))
@@ -275,7 +292,7 @@ function M.jump()
   end
   local win = target_window(ask)
   vim.api.nvim_set_current_win(win)
-  vim.cmd.edit(vim.fn.fnameescape(target.fname))
+  M.show_file(win, target.fname)
   local last = vim.api.nvim_buf_line_count(0)
   vim.api.nvim_win_set_cursor(win, { math.max(1, math.min(target.lnum, last)), 0 })
   vim.cmd('normal! zv')

@@ -71,8 +71,10 @@ local fixes = {
 --- One line: `copilot-ls: <server message> (fix: <what to do>)`.
 ---@param err lsp.ResponseError|table|string
 ---@param options copilot_ls.Options
+---@param max_message? integer cut the server's message to this many characters (a
+---   provider's error body can be long; a notification that wraps asks for hit-enter)
 ---@return string
-function M.format(err, options)
+function M.format(err, options, max_message)
   local code = type(err) == 'table' and err.code or nil
   local message = type(err) == 'table' and tostring(err.message or '') or tostring(err)
   message = vim.trim((message:gsub('%s*\n%s*', ' ')))
@@ -101,6 +103,9 @@ function M.format(err, options)
   end
   if message == '' then
     message = ('error %s'):format(tostring(code))
+  end
+  if max_message and vim.fn.strchars(message) > max_message then
+    message = vim.fn.strcharpart(message, 0, max_message - 1) .. '…'
   end
   return ('copilot-ls: %s (fix: %s)'):format(message, fix)
 end
