@@ -2,6 +2,7 @@
 //! the negotiated encoding), conversations for follow-ups, the last answer's citations
 //! and edits, and the orchestration of one ask. No network and no LSP types here.
 
+mod citation_anchor;
 pub mod document_store;
 pub mod editor_surface;
 pub mod settings;
@@ -201,6 +202,7 @@ impl Session {
             &outcome.citations,
             &outcome.edits,
             request.document_uri.as_deref(),
+            &workspace,
         );
         Ok(AskOutcome {
             conversation_id,

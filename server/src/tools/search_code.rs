@@ -227,9 +227,32 @@ fn render(pattern: &str, results: Vec<FileMatches>) -> ToolOutput {
     }
     if total > shown {
         out.push_str(&format!(
-            "({} more matches not shown, {total} in {files} files; narrow the pattern or the path)\n",
-            total - shown
+            "({} not shown, {total} in {}; narrow the pattern or the path)\n",
+            counted(total - shown, "more match", "more matches"),
+            counted(files, "file", "files")
         ));
     }
-    ToolOutput::ok(out, format!("{total} matches in {files} files"))
+    let summary = format!(
+        "{} in {}",
+        counted(total, "match", "matches"),
+        counted(files, "file", "files")
+    );
+    ToolOutput::ok(out, summary)
+}
+
+/// `1 file`, `2 files`: summaries are read by people.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(counted(1, "file", "files"), "1 file");
+        assert_eq!(counted(2, "file", "files"), "2 files");
+        assert_eq!(counted(0, "match", "matches"), "0 matches");
+    }
 }
