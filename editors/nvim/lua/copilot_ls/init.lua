@@ -127,6 +127,12 @@ function M.clear()
   return require('copilot_ls.ask').clear()
 end
 
+--- Sends the question typed at the bottom of the thread (:CopilotSend, <CR> there).
+---@return copilot_ls.Ask?
+function M.send()
+  return require('copilot_ls.answer').submit()
+end
+
 --- Shows the last answer again.
 function M.show_answer()
   local last = require('copilot_ls.ask').last
