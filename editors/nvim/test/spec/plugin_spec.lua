@@ -8,7 +8,7 @@ describe('plugin', function()
   it('defines its commands without loading the Lua module', function()
     assert.is_nil(package.loaded['copilot_ls'])
     H.load_plugin()
-    for _, name in ipairs({ 'CopilotAsk', 'CopilotFollowUp', 'CopilotStop', 'CopilotClear', 'CopilotAnswer' }) do
+    for _, name in ipairs({ 'CopilotAsk', 'CopilotFollowUp', 'CopilotStop', 'CopilotClear', 'CopilotAnswer', 'CopilotSend' }) do
       assert.are.equal(2, vim.fn.exists(':' .. name), name)
     end
     assert.is_nil(package.loaded['copilot_ls'])
@@ -235,7 +235,7 @@ describe('plugin', function()
     for tag in text:gmatch('|([^|%s]+)|') do
       linked[tag] = true
     end
-    for _, tag in ipairs({ 'copilot_ls.txt', ':CopilotAsk', ':CopilotFollowUp', ':CopilotStop', ':CopilotClear', ':CopilotAnswer', 'copilot_ls-setup', 'copilot_ls-health' }) do
+    for _, tag in ipairs({ 'copilot_ls', 'copilot_ls-thread', ':CopilotSend', 'copilot_ls.txt', ':CopilotAsk', ':CopilotFollowUp', ':CopilotStop', ':CopilotClear', ':CopilotAnswer', 'copilot_ls-setup', 'copilot_ls-health' }) do
       linked[tag] = true
     end
     for tag in pairs(linked) do

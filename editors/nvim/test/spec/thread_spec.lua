@@ -140,6 +140,50 @@ describe('the thread', function()
     assert.are.equal(0, #H.notified(ERROR))
   end)
 
+  it('keeps each delta under 100 ms to the buffer in a long thread with an edit', function()
+    local steps = vim.deepcopy(BURST_EDIT)
+    table.insert(steps, { text = 'The final reply.', delay_ms = 4000 })
+    local provider = H.fake_provider(steps)
+    local s = H.session(provider, nil, 'src/config.rs')
+    vim.cmd('CopilotAsk how do I allow bigger bursts?')
+    assert.are.equal('done', H.wait_ask().status)
+    vim.cmd('CopilotFollowUp and what else?')
+    local ask = require('copilot_ls').last()
+    H.wait(H.timeout, function()
+      return ask.request_id and #provider.requests() >= 3
+    end, 'the follow-up to reach the model')
+    local sentence = 'A token or two of **markdown**, with `code` and src/config.rs:15. '
+    for i = 1, 300 do
+      deliver(s.client, ask.partial_token, { turn = 1, text = sentence .. (i % 10 == 0 and '\n\n' or '') })
+    end
+    assert.are.equal('waiting', ask.status)
+    -- Conceal is off while the answer streams (see answer.lua).
+    assert.are.equal(0, vim.wo[require('copilot_ls.answer').winid].conceallevel)
+    local text = thread_text()
+    assert.matches('```diff', text, 1, true)
+    assert.matches('+            burst: read("TOLLBOOTH_BURST", 20)', text, 1, true)
+    assert.are.equal(300, select(2, text:gsub('A token or two', '')))
+    local sorted = vim.deepcopy(ask.delta_ms)
+    table.sort(sorted)
+    local median, p95, max = sorted[150], sorted[285], sorted[300]
+    print(('\n  300 deltas into a %d-line thread: median %.2f ms, p95 %.2f ms, max %.2f ms'):format(
+      vim.api.nvim_buf_line_count(require('copilot_ls.answer').bufnr), median, p95, max))
+    assert.is_true(max < 100, ('slowest delta: %.1f ms'):format(max))
+    assert.are.equal('done', H.wait_ask().status)
+    assert.matches('The final reply.', thread_text(), 1, true)
+    -- Done: conceal is back on, and typing the next question stays cheap.
+    local answer = require('copilot_ls.answer')
+    assert.are.equal(2, vim.wo[answer.winid].conceallevel)
+    local last = vim.api.nvim_buf_line_count(answer.bufnr)
+    local started = vim.uv.hrtime()
+    for i = 1, 100 do
+      vim.api.nvim_buf_set_text(answer.bufnr, last - 1, i - 1, last - 1, i - 1, { 'x' })
+    end
+    local per_key = (vim.uv.hrtime() - started) / 1e8
+    print(('  typing at the prompt: %.3f ms per key'):format(per_key))
+    assert.is_true(per_key < 20, per_key)
+  end)
+
   it('highlights with tree-sitter and conceals, when the markdown parser is there', function()
     local s = H.session(H.fake_provider({ { text = 'Port **8080**.' } }))
     vim.cmd('CopilotAsk where is the port read?')
