@@ -21,6 +21,7 @@ local M = {}
 ---@field thread table[] the asks of its conversation, oldest first (shared)
 ---@field deltas integer AskDeltas received
 ---@field delta_ms number[] per delta: ms from its arrival to the buffer holding it
+---@field delta_at integer[] per delta: vim.uv.hrtime() once the buffer holds it
 ---@field cleared? boolean :CopilotClear removed its diagnostics
 ---@field root string the project root the server works in
 ---@field source_win integer the window the question came from
@@ -220,7 +221,9 @@ function M.on_partial(params)
   if M.last == ask then
     answer.render(ask)
   end
-  table.insert(ask.delta_ms, (vim.uv.hrtime() - arrived) / 1e6)
+  local shown = vim.uv.hrtime()
+  table.insert(ask.delta_ms, (shown - arrived) / 1e6)
+  table.insert(ask.delta_at, shown)
   return true
 end
 
@@ -324,6 +327,7 @@ function M.send(question, opts)
     thread = thread,
     deltas = 0,
     delta_ms = {},
+    delta_at = {},
     root = client.root_dir or config.root_dir(bufnr),
     source_win = source_win,
     bufnr = bufnr,
