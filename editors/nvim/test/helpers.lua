@@ -235,7 +235,7 @@ function H.session(provider, opts, file)
     maxSteps = 6,
     requestTimeoutSecs = 20,
   }, opts or {})
-  assert(require('copilot_ls').setup(setup), 'setup() failed')
+  assert(require('copilot_ls').setup(setup), 'setup() failed: ' .. vim.inspect(H.notifications))
   vim.cmd.edit(file or 'src/rate_limit.rs')
   local bufnr = vim.api.nvim_get_current_buf()
   local client = H.wait_client(bufnr)

@@ -140,7 +140,7 @@ local schema = {
   maxSteps = { 'number', integer_in(1, 100) },
   stream = { 'boolean' },
   requestTimeoutSecs = { 'number', integer_in(1, 3600) },
-  maxOutputTokens = { 'number', integer_in(1) },
+  maxOutputTokens = { 'number', integer_in(1, 1000000) },
   answer = {
     'table',
     fields = {

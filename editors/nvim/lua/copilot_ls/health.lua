@@ -82,6 +82,7 @@ local env_names = {
   maxSteps = 'COPILOT_LS_MAX_STEPS',
   stream = 'COPILOT_LS_STREAM',
   requestTimeoutSecs = 'COPILOT_LS_TIMEOUT_SECS',
+  maxOutputTokens = 'COPILOT_LS_MAX_OUTPUT_TOKENS',
 }
 
 --- The value the server uses for one setting, and where it comes from: setup() (or

@@ -140,6 +140,73 @@ describe('the thread', function()
     assert.are.equal(0, #H.notified(ERROR))
   end)
 
+  it('streams from the real server as the fake provider writes slowly', function()
+    local answer_text = 'Requests go through RateLimiter::check, which refills the bucket (src/rate_limit.rs:56).'
+    local provider = H.fake_provider({
+      {
+        text = 'Let me look for the limiter.',
+        tool_calls = { tool_call('call_1', 'search_code', { pattern = 'rate_limit' }) },
+        chunk_delay_ms = 30,
+      },
+      answer_turn(answer_text, {}, { chunk_delay_ms = 100 }),
+    })
+    local s = H.session(provider, { stream = true })
+    -- When each `$/progress` on a partial token reaches the client (its RPC layer decodes
+    -- it as it reads; the handler runs after a vim.schedule).
+    local arrivals, decode = {}, vim.json.decode
+    finally(function()
+      vim.json.decode = decode
+    end)
+    vim.json.decode = function(text, ...)
+      if type(text) == 'string' and text:find('"$/progress"', 1, true) and text:find('nvim-partial-', 1, true) then
+        table.insert(arrivals, vim.uv.hrtime())
+      end
+      return decode(text, ...)
+    end
+    vim.cmd('CopilotAsk how are requests rate limited?')
+    local ask = require('copilot_ls').last()
+    local answer = require('copilot_ls.answer')
+
+    -- The reasoning streams in, then folds once its tool call arrives.
+    H.wait(H.timeout, function()
+      return thread_text():find('Let me look for the limiter.', 1, true)
+    end, 'the reasoning text')
+    -- The answer grows from the answer tool's arguments while the ask is still running.
+    local partial
+    H.wait(H.timeout, function()
+      local text = thread_text()
+      if ask.status == 'waiting' and text:find('Requests go', 1, true) then
+        partial = text
+      end
+      return partial or ask.status ~= 'waiting'
+    end, 'part of the answer before the reply')
+    assert.is_truthy(partial, 'the answer only came with the reply')
+    assert.is_nil(partial:find(answer_text, 1, true), 'the whole answer was there at once')
+    local row = row_of('Let me look for the limiter.')
+    assert.are_not.equal(-1, vim.api.nvim_win_call(answer.winid, function()
+      return vim.fn.foldclosed(row)
+    end), 'the reasoning is folded once its tool call arrived')
+
+    assert.are.equal('done', H.wait_ask().status)
+    assert.matches(answer_text, thread_text(), 1, true)
+    assert.are.equal(1, select(2, thread_text():gsub('Requests go through', '')))
+    assert.matches('- search_code: rate_limit', thread_text(), 1, true)
+    assert.is_true(ask.deltas >= 10, tostring(ask.deltas))
+    assert.are.equal(ask.deltas, #ask.delta_at)
+
+    -- From arrival in the client to the buffer holding the delta.
+    local latencies = {}
+    for i = 1, math.min(#arrivals, #ask.delta_at) do
+      table.insert(latencies, (ask.delta_at[i] - arrivals[i]) / 1e6)
+    end
+    table.sort(latencies)
+    print(('\n  real server, %d deltas: arrival -> buffer median %.2f ms, max %.2f ms'):format(
+      #latencies, latencies[math.ceil(#latencies / 2)], latencies[#latencies]))
+    assert.is_true(#latencies >= 10)
+    assert.is_true(latencies[#latencies] < 100, ('slowest: %.1f ms'):format(latencies[#latencies]))
+    assert.are.equal(0, #H.notified(ERROR))
+  end)
+
   it('keeps each delta under 100 ms to the buffer in a long thread with an edit', function()
     local steps = vim.deepcopy(BURST_EDIT)
     table.insert(steps, { text = 'The final reply.', delay_ms = 4000 })
