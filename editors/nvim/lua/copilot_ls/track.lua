@@ -45,9 +45,10 @@ function M.is_current(ask)
   return current == ask and not ask.cleared
 end
 
---- The diagnostic of citation i, matched among those of its document: by a citation index
---- in `data` if the server sends one, else by order when each citation still has one,
---- else by message (the note or the question) and nearness to the cited line.
+--- The diagnostic of citation i, matched among those of its document: by the citation
+--- index in its `data` (`{citation, line, endLine}`), else (an older server) by order
+--- when each citation still has one, else by message (the note or the question) and
+--- nearness to the cited line.
 ---@param citations table[]
 ---@param i integer
 ---@param question string
@@ -55,11 +56,19 @@ end
 local function match_citation(citations, i, question)
   local citation = citations[i]
   local candidates = diagnostics(citation.uri, 'citation')
+  -- The server says which citation (its 0-based index) each diagnostic is.
+  local indexed = false
   for _, d in ipairs(candidates) do
     local data = data_of(d)
     if data and data.citation ~= nil then
-      return tonumber(data.citation) == i - 1 and d or nil
+      indexed = true
+      if tonumber(data.citation) == i - 1 then
+        return d
+      end
     end
+  end
+  if indexed then
+    return nil
   end
   local same_uri, k = {}, nil
   for j, other in ipairs(citations) do
@@ -100,6 +109,11 @@ function M.positions(ask)
     local seen = ask.citation_seen[i]
     local d = current and match_citation(citations, i, ask.question)
     if d then
+      -- The diagnostic marks the first line only; `data` has the lines it covers now.
+      local data = data_of(d)
+      if data and tonumber(data.line) and tonumber(data.endLine) then
+        span = math.max(0, data.endLine - data.line)
+      end
       ask.citation_seen[i] = d.lnum + 1
       out[i] = { lnum = d.lnum + 1, end_lnum = d.lnum + 1 + span, gone = false }
     elseif current and seen then
