@@ -207,6 +207,51 @@ describe('the thread', function()
     assert.are.equal(0, #H.notified(ERROR))
   end)
 
+  it('puts each streamed token in the buffer within 100 ms of the provider writing it', function()
+    -- The provider is in this process, so its writes and the buffer share one clock.
+    local pieces = {}
+    for i = 1, 12 do
+      table.insert(pieces, ('word%02d '):format(i))
+    end
+    local stub = H.sse_stub(pieces, 60)
+    local s = H.session({ url = stub.url }, { stream = true })
+    vim.cmd('CopilotAsk how are requests rate limited?')
+    local ask = require('copilot_ls').last()
+    -- When the buffer first holds each piece.
+    local shown = {}
+    local render = require('copilot_ls.answer').render
+    finally(function()
+      require('copilot_ls.answer').render = render
+    end)
+    require('copilot_ls.answer').render = function(...)
+      render(...)
+      local now, text = vim.uv.hrtime(), thread_text()
+      for i, piece in ipairs(pieces) do
+        if not shown[i] and text:find(piece, 1, true) then
+          shown[i] = now
+        end
+      end
+    end
+    local done = H.wait_ask()
+    assert.are.equal('done', done.status, done.error)
+    assert.are.equal(1, stub.requests)
+    assert.matches('word01 word02', thread_text(), 1, true)
+    local latencies = {}
+    for i = 1, #pieces do
+      assert(stub.written[i] and shown[i], ('piece %d was never shown on its own'):format(i))
+      table.insert(latencies, (shown[i] - stub.written[i]) / 1e6)
+    end
+    -- Shown while streaming, not only with the reply.
+    assert.is_true(shown[1] < shown[#pieces])
+    print(('\n  provider write -> buffer, %d tokens through the real server: first %.1f ms, max %.1f ms'):format(
+      #latencies, latencies[1], math.max(unpack(latencies))))
+    for i, ms in ipairs(latencies) do
+      assert.is_true(ms < 100, ('piece %d took %.1f ms'):format(i, ms))
+    end
+    assert.is_truthy(s.client)
+    assert.are.equal(0, #H.notified(ERROR))
+  end)
+
   it('keeps each delta under 100 ms to the buffer in a long thread with an edit', function()
     local steps = vim.deepcopy(BURST_EDIT)
     table.insert(steps, { text = 'The final reply.', delay_ms = 4000 })
