@@ -53,6 +53,24 @@ function M.step_line(step)
   return line
 end
 
+--- What an ask cost, from AskResult.usage: `_2 model calls · 1200 tokens in (800
+--- cached) · 150 out_`.
+---@param usage table
+---@return string
+function M.usage_line(usage)
+  local calls = tonumber(usage.modelCalls) or 0
+  local line = ('_%d model call%s · %d tokens in'):format(
+    calls,
+    calls == 1 and '' or 's',
+    tonumber(usage.inputTokens) or 0
+  )
+  local cached = tonumber(usage.cachedInputTokens) or 0
+  if cached > 0 then
+    line = line .. (' (%d cached)'):format(cached)
+  end
+  return line .. (' · %d out_'):format(tonumber(usage.outputTokens) or 0)
+end
+
 --- The model turns of an ask, oldest first: the streamed ones (AskDelta), else, for an
 --- answer that did not stream, rebuilt from its steps (a step with a `thought` starts a
 --- turn).
@@ -168,6 +186,11 @@ local function render_ask(out, ask, ctx)
   if result.stopReason and result.stopReason ~= 'answered' then
     add('')
     add(('_Stopped: %s_'):format(result.stopReason))
+  end
+  local usage = result.usage
+  if type(usage) == 'table' and (tonumber(usage.modelCalls) or 0) > 0 then
+    add('')
+    add(M.usage_line(usage))
   end
 
   local citations = result.citations or {}
