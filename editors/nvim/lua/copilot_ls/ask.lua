@@ -144,12 +144,11 @@ local function on_error(ask, err)
   -- Draw the window's error before the notification: should the message still need a
   -- hit-enter prompt, the window behind it no longer says "Waiting…".
   vim.cmd.redraw()
-  -- The window has the whole message; the notification only its start and the fix.
-  notify_error(type(err) == 'string' and err or errors.format(err, config.options, M.notify_max))
+  -- The window has the whole message; the notification fits the command line.
+  notify_error(
+    type(err) == 'string' and err or errors.short(err, config.options, math.max(vim.v.echospace, 40))
+  )
 end
-
--- How much of the server's error message a notification carries.
-M.notify_max = 60
 
 ---@param ask copilot_ls.Ask
 ---@param result table

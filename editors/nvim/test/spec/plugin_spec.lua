@@ -268,6 +268,16 @@ describe('errors', function()
     assert.are.equal('copilot-ls: provider returned 401 Unauthorized: {"error": "bad key"} (fix: check the API key in $MY_KEY (or setup({ apiKeyEnv = ... })))', line)
   end)
 
+  it('shortens a notification to the width, keeping the fix', function()
+    local err = { code = -32803, message = 'provider returned 401 Unauthorized: ' .. ('x'):rep(200) }
+    local line = errors.short(err, options, 100)
+    assert.is_true(vim.fn.strdisplaywidth(line) <= 100, line)
+    assert.matches('^copilot%-ls: provider returned 401 Unauthorized: x+… %(fix: check the API key in %$MY_KEY%)$', line)
+    -- What fits stays whole.
+    local fits = { code = -32803, message = 'provider returned 429' }
+    assert.are.equal(errors.format(fits, options), errors.short(fits, options, 200))
+  end)
+
   it('does not take a port for a status code', function()
     local line = errors.format({ code = -32803, message = 'cannot connect to http://127.0.0.1:40123/v1: connection refused' }, options)
     assert.matches('fix: check that the provider runs at baseUrl', line, 1, true)
