@@ -7,6 +7,7 @@
 //! `ChatModel` and reads the workspace through `tools::Workspace`. It never writes to
 //! disk: proposed edits are returned, not applied.
 
+mod call_ids;
 mod citations;
 mod context;
 pub mod events;
@@ -150,7 +151,8 @@ impl Agent<'_> {
             stats.input_tokens += response.usage.input_tokens;
             stats.output_tokens += response.usage.output_tokens;
             stats.retries += response.attempts.saturating_sub(1);
-            let turn = response.turn;
+            let mut turn = response.turn;
+            call_ids::make_unique(&mut turn.tool_calls, &messages);
             if !turn.text.is_empty() {
                 // Until the providers stream, a turn's text arrives whole.
                 (self.events)(AskEvent::Text {
