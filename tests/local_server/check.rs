@@ -1,0 +1,266 @@
+//! The protocol checks over one ask's recorded exchanges with a real OpenAI-compatible
+//! server: every request succeeded, every reply decodes, and every complete tool call the
+//! server made was executed (a `Step` in the `AskResult`) and answered by a matching
+//! tool result in the next request. Written against the OpenAI wire format itself, not
+//! against copilot-ls's decoder, so a decoder bug cannot hide here.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::proxy::Exchange;
+
+/// One tool call as the server sent it.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+impl Call {
+    /// Complete JSON arguments (an empty string counts as `{}`).
+    fn is_complete(&self) -> bool {
+        self.arguments.trim().is_empty() || serde_json::from_str::<Value>(&self.arguments).is_ok()
+    }
+}
+
+/// A reply's model turn.
+#[derive(Debug, Default)]
+pub struct Turn {
+    pub finish_reason: Option<String>,
+    pub calls: Vec<Call>,
+}
+
+/// Decodes a reply: an SSE stream of chunks, or one chat completion object.
+pub fn decode(exchange: &Exchange) -> Result<Turn, String> {
+    let text = exchange.reply_text();
+    if exchange.content_type.starts_with("text/event-stream") {
+        decode_stream(&text)
+    } else {
+        let reply: Value =
+            serde_json::from_str(&text).map_err(|e| format!("reply is not JSON ({e}): {text}"))?;
+        let choice = &reply["choices"][0];
+        let mut turn = Turn {
+            finish_reason: choice["finish_reason"].as_str().map(str::to_string),
+            calls: Vec::new(),
+        };
+        for call in choice["message"]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            turn.calls.push(Call {
+                id: call["id"].as_str().unwrap_or_default().to_string(),
+                name: call["function"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                arguments: call["function"]["arguments"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            });
+        }
+        Ok(turn)
+    }
+}
+
+fn decode_stream(text: &str) -> Result<Turn, String> {
+    let mut turn = Turn::default();
+    let mut by_index: BTreeMap<u64, Call> = BTreeMap::new();
+    let mut events = 0;
+    let mut done = false;
+    for line in text.lines() {
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let data = data.trim();
+        if data == "[DONE]" {
+            done = true;
+            continue;
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|e| format!("stream chunk is not JSON ({e}): {data}"))?;
+        events += 1;
+        let Some(choice) = chunk["choices"].get(0) else {
+            continue; // the usage chunk
+        };
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            turn.finish_reason = Some(reason.to_string());
+        }
+        for delta in choice["delta"]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let index = delta["index"].as_u64().unwrap_or(0);
+            let call = by_index.entry(index).or_insert_with(|| Call {
+                id: String::new(),
+                name: String::new(),
+                arguments: String::new(),
+            });
+            if let Some(id) = delta["id"].as_str() {
+                call.id = id.to_string();
+            }
+            if let Some(name) = delta["function"]["name"].as_str() {
+                call.name.push_str(name);
+            }
+            if let Some(arguments) = delta["function"]["arguments"].as_str() {
+                call.arguments.push_str(arguments);
+            }
+        }
+    }
+    if events == 0 || !done {
+        return Err(format!(
+            "stream is empty or has no [DONE] ({events} events): {text:?}"
+        ));
+    }
+    turn.calls = by_index.into_values().collect();
+    Ok(turn)
+}
+
+/// Every protocol check over one ask. `Err` lists what failed, with the exchanges.
+pub fn check_ask(exchanges: &[Exchange], result: &Value) -> Result<(), String> {
+    let mut problems = Vec::new();
+    if exchanges.is_empty() {
+        problems.push("copilot-ls sent no request to the server".to_string());
+    }
+    let model_calls = result["usage"]["modelCalls"].as_u64();
+    if model_calls != Some(exchanges.len() as u64) {
+        problems.push(format!(
+            "usage.modelCalls is {model_calls:?} but the server saw {} requests",
+            exchanges.len()
+        ));
+    }
+    let stop = result["stopReason"].as_str().unwrap_or_default();
+    if !["answered", "max_steps"].contains(&stop) {
+        problems.push(format!("stopReason {stop:?}"));
+    }
+
+    let mut turns = Vec::new();
+    for (n, exchange) in exchanges.iter().enumerate() {
+        if exchange.method != "POST" || !exchange.path.ends_with("/chat/completions") {
+            problems.push(format!(
+                "request {n}: {} {}",
+                exchange.method, exchange.path
+            ));
+        }
+        if !(200..300).contains(&exchange.status) {
+            problems.push(format!(
+                "request {n}: status {}: {}",
+                exchange.status,
+                exchange.reply_text()
+            ));
+        }
+        // The output limit is what keeps a model that never stops from running until
+        // the request timeout.
+        let limit = exchange.request["max_tokens"]
+            .as_u64()
+            .or_else(|| exchange.request["max_completion_tokens"].as_u64());
+        if limit.is_none() {
+            problems.push(format!("request {n}: no output limit sent"));
+        }
+        match decode(exchange) {
+            Ok(turn) => turns.push(turn),
+            Err(error) => {
+                problems.push(format!("request {n}: {error}"));
+                turns.push(Turn::default());
+            }
+        }
+    }
+
+    // Executed: every complete call but a successful `answer` is a step, by tool name.
+    let mut called: BTreeMap<String, usize> = BTreeMap::new();
+    for (n, turn) in turns.iter().enumerate() {
+        for call in &turn.calls {
+            if !call.is_complete() {
+                if turn.finish_reason.as_deref() != Some("length") {
+                    problems.push(format!(
+                        "reply {n}: call {} ({}) has incomplete arguments {:?} without a length cut",
+                        call.id, call.name, call.arguments
+                    ));
+                }
+                continue;
+            }
+            if call.name != "answer" {
+                *called.entry(call.name.clone()).or_default() += 1;
+            }
+        }
+    }
+    let mut stepped: BTreeMap<String, usize> = BTreeMap::new();
+    for step in result["steps"].as_array().into_iter().flatten() {
+        let tool = step["tool"].as_str().unwrap_or_default();
+        if tool != "answer" {
+            *stepped.entry(tool.to_string()).or_default() += 1;
+        }
+    }
+    if called != stepped {
+        problems.push(format!(
+            "the server called {called:?} (complete calls, by tool) but the AskResult's steps are {stepped:?}"
+        ));
+    }
+
+    // Answered: the next request carries the assistant turn with every complete call and
+    // a tool result with each call's id after it.
+    for (n, turn) in turns.iter().enumerate() {
+        let Some(next) = exchanges.get(n + 1) else {
+            continue;
+        };
+        let messages = next.request["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for call in turn.calls.iter().filter(|c| c.is_complete()) {
+            let asked = messages.iter().position(|m| {
+                m["role"] == "assistant"
+                    && m["tool_calls"]
+                        .as_array()
+                        .is_some_and(|calls| calls.iter().any(|c| c["id"] == call.id.as_str()))
+            });
+            let answered = messages
+                .iter()
+                .position(|m| m["role"] == "tool" && m["tool_call_id"] == call.id.as_str());
+            match (asked, answered) {
+                (Some(asked), Some(answered)) if asked < answered => {}
+                _ => problems.push(format!(
+                    "reply {n}: call {} ({}) is not sent back with its result in request {} (assistant turn at {asked:?}, tool result at {answered:?})",
+                    call.id,
+                    call.name,
+                    n + 1
+                )),
+            }
+        }
+    }
+
+    // The last reply ended the ask: with no tool call, or with `answer`, unless the step
+    // limit did.
+    if stop == "answered" {
+        if let Some(last) = turns.last() {
+            let ended = last.calls.is_empty() || last.calls.iter().any(|c| c.name == "answer");
+            if !ended {
+                problems.push(format!(
+                    "stopReason answered, but the last reply asked for {:?}",
+                    last.calls
+                ));
+            }
+        }
+    }
+
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let mut report = problems.join("\n");
+    for (n, exchange) in exchanges.iter().enumerate() {
+        report.push_str(&format!(
+            "\n--- request {n}: {} {} -> {}\n{}\n--- reply {n} ({}):\n{}",
+            exchange.method,
+            exchange.path,
+            exchange.status,
+            exchange.request,
+            exchange.content_type,
+            exchange.reply_text()
+        ));
+    }
+    Err(report)
+}
