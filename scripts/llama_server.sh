@@ -175,10 +175,11 @@ run_tests() {
   (cd "$REPO" && cargo test -p copilot-ls --test local_server -- --test-threads=1)
   status=$?
   log "tests took $((SECONDS - started)) s"
-  # A 4xx/5xx the proxy did not see would still show in the server's own log.
-  if grep -E '"(POST|GET) [^ ]+ [^ ]+" [45][0-9][0-9]|status(=| )[45][0-9][0-9]' "$SERVER_LOG" >&2; then
-    log "llama-server logged an error status (above)"
-    status=1
+  # Every status is checked by the test's recording proxy (llama-server does not log
+  # requests); on a failure its log says what the server made of them.
+  if [ "$status" -ne 0 ]; then
+    log "llama-server's log (last 40 lines of $SERVER_LOG):"
+    tail -n 40 "$SERVER_LOG" >&2
   fi
   stop_server
   return $status

@@ -264,3 +264,112 @@ pub fn check_ask(exchanges: &[Exchange], result: &Value) -> Result<(), String> {
     }
     Err(report)
 }
+
+/// The checks themselves, on hand-made exchanges: each must catch what it is for.
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn exchange(request: Value, status: u16, content_type: &str, reply: &str) -> Exchange {
+        Exchange {
+            method: "POST".into(),
+            path: "/v1/chat/completions".into(),
+            request,
+            status,
+            content_type: content_type.into(),
+            reply: reply.as_bytes().to_vec(),
+        }
+    }
+
+    /// A streamed turn calling `search_code` as `call-1`, then a plain answer.
+    fn good_ask() -> (Vec<Exchange>, Value) {
+        let first = exchange(
+            json!({"max_tokens": 256, "messages": [{"role": "user", "content": "q"}]}),
+            200,
+            "text/event-stream",
+            concat!(
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call-1\",\"type\":\"function\",\"function\":{\"name\":\"search_code\",\"arguments\":\"{\\\"pat\"}}]}}]}\n\n",
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"tern\\\":\\\"refill\\\"}\"}}]}}]}\n\n",
+                "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+                "data: [DONE]\n\n",
+            ),
+        );
+        let second = exchange(
+            json!({"max_tokens": 256, "messages": [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": "", "tool_calls": [{"id": "call-1", "type": "function", "function": {"name": "search_code", "arguments": "{\"pattern\":\"refill\"}"}}]},
+                {"role": "tool", "tool_call_id": "call-1", "content": "src/rate_limit.rs:20: fn refill"}
+            ]}),
+            200,
+            "application/json",
+            r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"In refill.","tool_calls":null},"finish_reason":"stop"}]}"#,
+        );
+        let result = json!({
+            "stopReason": "answered",
+            "usage": {"modelCalls": 2},
+            "steps": [{"tool": "search_code", "arguments": {"pattern": "refill"}, "ok": true, "summary": "1 match"}]
+        });
+        (vec![first, second], result)
+    }
+
+    fn problems(exchanges: &[Exchange], result: &Value) -> String {
+        check_ask(exchanges, result).expect_err("the check must fail")
+    }
+
+    #[test]
+    fn a_well_formed_ask_passes() {
+        let (exchanges, result) = good_ask();
+        check_ask(&exchanges, &result).unwrap();
+    }
+
+    #[test]
+    fn a_call_whose_result_is_not_sent_back_fails() {
+        let (mut exchanges, result) = good_ask();
+        exchanges[1].request["messages"]
+            .as_array_mut()
+            .unwrap()
+            .pop();
+        assert!(problems(&exchanges, &result).contains("is not sent back"));
+    }
+
+    #[test]
+    fn a_call_that_did_not_run_fails() {
+        let (exchanges, mut result) = good_ask();
+        result["steps"] = json!([]);
+        assert!(problems(&exchanges, &result).contains("the server called"));
+    }
+
+    #[test]
+    fn an_error_status_an_empty_stream_and_a_missing_limit_fail() {
+        let (mut exchanges, result) = good_ask();
+        exchanges[1].status = 500;
+        assert!(problems(&exchanges, &result).contains("status 500"));
+        let (mut exchanges, result) = good_ask();
+        exchanges[0].reply.clear();
+        assert!(problems(&exchanges, &result).contains("stream is empty"));
+        let (mut exchanges, result) = good_ask();
+        exchanges[0].request = json!({"messages": []});
+        assert!(problems(&exchanges, &result).contains("no output limit"));
+    }
+
+    #[test]
+    fn incomplete_arguments_are_allowed_only_in_a_length_cut_turn() {
+        let (mut exchanges, mut result) = good_ask();
+        let cut = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call-1\",\"function\":{\"name\":\"search_code\",\"arguments\":\"{\\\"pat\"}}]}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"FINISH\"}]}\n\ndata: [DONE]\n\n";
+        result["steps"] = json!([]);
+        exchanges[1].request["messages"] = json!([{"role": "user", "content": "q"}]);
+        exchanges[0].reply = cut.replace("FINISH", "length").into_bytes();
+        check_ask(&exchanges, &result).unwrap();
+        exchanges[0].reply = cut.replace("FINISH", "tool_calls").into_bytes();
+        assert!(problems(&exchanges, &result).contains("incomplete arguments"));
+    }
+
+    #[test]
+    fn model_calls_must_match_the_requests_seen() {
+        let (exchanges, mut result) = good_ask();
+        result["usage"]["modelCalls"] = json!(3);
+        assert!(problems(&exchanges, &result).contains("modelCalls"));
+    }
+}
