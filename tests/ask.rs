@@ -351,7 +351,10 @@ fn anthropic_non_streaming_uses_native_tool_blocks() {
         .as_str()
         .unwrap()
         .contains("copilot-ls"));
-    assert_eq!(first.body["system"][0]["cache_control"]["type"], "ephemeral");
+    assert_eq!(
+        first.body["system"][0]["cache_control"]["type"],
+        "ephemeral"
+    );
     let second = requests[1].body["messages"].as_array().unwrap();
     let last = second.last().unwrap();
     assert_eq!(last["role"], "user");
