@@ -126,12 +126,15 @@ pub fn check_ask(exchanges: &[Exchange], result: &Value) -> Result<(), String> {
     if exchanges.is_empty() {
         problems.push("copilot-ls sent no request to the server".to_string());
     }
-    let model_calls = result["usage"]["modelCalls"].as_u64();
-    if model_calls != Some(exchanges.len() as u64) {
-        problems.push(format!(
-            "usage.modelCalls is {model_calls:?} but the server saw {} requests",
-            exchanges.len()
-        ));
+    // `usage` (PROTOCOL v2) counts every request sent, retries included.
+    if let Some(usage) = result.get("usage") {
+        let model_calls = usage["modelCalls"].as_u64();
+        if model_calls != Some(exchanges.len() as u64) {
+            problems.push(format!(
+                "usage.modelCalls is {model_calls:?} but the server saw {} requests",
+                exchanges.len()
+            ));
+        }
     }
     let stop = result["stopReason"].as_str().unwrap_or_default();
     if !["answered", "max_steps"].contains(&stop) {
@@ -257,12 +260,48 @@ pub fn check_ask(exchanges: &[Exchange], result: &Value) -> Result<(), String> {
             exchange.method,
             exchange.path,
             exchange.status,
-            exchange.request,
+            summary(&exchange.request),
             exchange.content_type,
-            exchange.reply_text()
+            clip(&exchange.reply_text(), 6000)
         ));
     }
     Err(report)
+}
+
+/// A request without what every request repeats (the system prompt, the tool schemas):
+/// the other fields, then one line per message.
+fn summary(request: &Value) -> String {
+    let mut fields = request.clone();
+    if let Some(object) = fields.as_object_mut() {
+        object.remove("messages");
+        if let Some(tools) = object.get_mut("tools") {
+            *tools = Value::from(format!(
+                "({} tools)",
+                tools.as_array().map_or(0, |t| t.len())
+            ));
+        }
+    }
+    let mut text = fields.to_string();
+    for message in request["messages"].as_array().into_iter().flatten() {
+        let mut message = message.clone();
+        if message["role"] == "system" {
+            message["content"] = Value::from("(system prompt)");
+        }
+        text.push_str("\n  ");
+        text.push_str(&clip(&message.to_string(), 1500));
+    }
+    text
+}
+
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..end], text.len())
 }
 
 /// The checks themselves, on hand-made exchanges: each must catch what it is for.
