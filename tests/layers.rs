@@ -1,12 +1,21 @@
-//! Architecture: data flows one way, `cli`/`lsp` → `session` → `agent` → `tools` →
-//! `providers`, with `text` used by all. This test reads the sources and fails when a
-//! module reaches against that direction, or when LSP types or HTTP leak out of the
-//! layers that own them.
+//! Architecture: data flows one way, `cli`/`lsp`/`acp` → `session` → `agent` → `tools`
+//! → `providers`, with `text` used by all. This test reads the sources and fails when a
+//! module reaches against that direction, or when LSP types, ACP types or HTTP leak out
+//! of the layers that own them.
 
 use std::path::{Path, PathBuf};
 
 /// Layers in order; each may use the ones after it (and `text`), never those before.
-const ORDER: &[&str] = &["cli", "lsp", "session", "agent", "tools", "providers"];
+/// `lsp` and `acp` are peers: neither uses the other (checked apart).
+const ORDER: &[&str] = &[
+    "cli",
+    "lsp",
+    "acp",
+    "session",
+    "agent",
+    "tools",
+    "providers",
+];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -75,6 +84,22 @@ fn modules_only_use_layers_to_their_right() {
                     line.trim()
                 ));
             }
+            let peers = (layer == "lsp" && line.contains("crate::acp"))
+                || (layer == "acp" && line.contains("crate::lsp"));
+            if peers {
+                violations.push(format!(
+                    "{}:{number}: `lsp` and `acp` are peers and never use each other: {}",
+                    file.display(),
+                    line.trim()
+                ));
+            }
+            if line.contains("agent_client_protocol") && layer != "acp" {
+                violations.push(format!(
+                    "{}:{number}: ACP types outside acp/: {}",
+                    file.display(),
+                    line.trim()
+                ));
+            }
             if line.contains("reqwest") && layer != "providers" {
                 violations.push(format!(
                     "{}:{number}: HTTP outside providers/: {}",
@@ -92,45 +117,63 @@ fn modules_only_use_layers_to_their_right() {
     );
 }
 
-#[test]
-fn no_tool_writes_runs_or_connects() {
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+/// What no tool (and nothing in `acp/`, which writes only through its client) may do.
+const WRITES_RUNS_OR_CONNECTS: &[&str] = &[
+    "fs::write",
+    "File::create",
+    "OpenOptions",
+    "fs::create_dir",
+    "fs::remove_",
+    "fs::rename",
+    "fs::copy",
+    "fs::hard_link",
+    "fs::symlink",
+    "set_permissions",
+    "Command::new",
+    "process::Command",
+    "TcpStream",
+    "TcpListener",
+    "UdpSocket",
+    "reqwest",
+];
+
+fn writes_runs_or_connects(dir: &str) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut files = Vec::new();
-    sources(&tools, &mut files);
-    let forbidden = [
-        "fs::write",
-        "File::create",
-        "OpenOptions",
-        "fs::create_dir",
-        "fs::remove_",
-        "fs::rename",
-        "fs::copy",
-        "fs::hard_link",
-        "fs::symlink",
-        "set_permissions",
-        "Command::new",
-        "process::Command",
-        "TcpStream",
-        "TcpListener",
-        "UdpSocket",
-        "reqwest",
-    ];
+    sources(&root, &mut files);
+    assert!(!files.is_empty(), "no sources under {dir}");
     let mut found = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
         // Unit tests inside a tool file may set up fixtures on disk.
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for (number, line) in code_lines(code) {
-            for needle in forbidden {
+            for needle in WRITES_RUNS_OR_CONNECTS {
                 if line.contains(needle) {
                     found.push(format!("{}:{number}: {}", file.display(), line.trim()));
                 }
             }
         }
     }
+    found
+}
+
+#[test]
+fn no_tool_writes_runs_or_connects() {
+    let found = writes_runs_or_connects("src/tools");
     assert!(
         found.is_empty(),
         "tools must not write, run or connect:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn acp_writes_only_through_its_client() {
+    let found = writes_runs_or_connects("src/acp");
+    assert!(
+        found.is_empty(),
+        "acp/ writes only with fs/write_text_file, after a permission:\n{}",
         found.join("\n")
     );
 }

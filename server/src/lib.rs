@@ -1,8 +1,9 @@
 //! copilot-ls: a language server that answers questions about a codebase.
 //!
 //! Layers, each calling only those to its right (see README "Architecture"):
-//! `cli`/`lsp` → `session` → `agent` → `tools` → `providers`, with `text` used by all.
+//! `cli`/`lsp`/`acp` → `session` → `agent` → `tools` → `providers`, with `text` used by all.
 
+pub mod acp;
 pub mod agent;
 pub mod cli;
 pub mod lsp;
