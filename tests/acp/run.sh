@@ -59,6 +59,8 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY COPILOT_LS_PROVIDER COPILOT_LS_BASE_URL \
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 cd "$TEST_DIR"
+# No __pycache__ left in the checkout.
+export PYTHONDONTWRITEBYTECODE=1
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider --junit-xml="$report" "$@"
 status=$?
 passed=0 failed=0
