@@ -21,7 +21,7 @@ use ropey::Rope;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::session::lock;
-use crate::tools::{OpenDocument, OpenDocuments};
+use crate::workspace::{differs_from_disk, OpenDocument, OpenDocuments};
 
 /// A client that does not answer a read within this long is taken not to have the file
 /// open: the tool reads the disk instead of hanging the ask.
@@ -140,7 +140,7 @@ impl OpenDocuments for ClientFiles {
     /// same text as on disk is read from disk like any other file.
     fn open_document(&self, absolute: &Path) -> Option<OpenDocument> {
         let text = self.block_on(self.read(absolute))??;
-        if !crate::tools::workspace::differs_from_disk(absolute, &text) {
+        if !differs_from_disk(absolute, &text) {
             return None;
         }
         Some(OpenDocument {

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use super::client_fs::ClientFiles;
 use super::updates::{diff_content, Updates};
 use crate::agent::IdentifiedEdit;
-use crate::tools::workspace::read_disk_text;
 use crate::tools::ProposedEdit;
+use crate::workspace::read_disk_text;
 
 const ALLOW: &str = "allow";
 const REJECT: &str = "reject";
