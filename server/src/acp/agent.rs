@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
     SessionId, StopReason,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Error, Stdio};
+use agent_client_protocol::{Agent, ByteStreams, Client, Error};
 use tokio::sync::mpsc;
 
 use super::client_fs::{ClientFiles, FsCapabilities};
@@ -29,8 +29,16 @@ struct AgentState {
     sessions: Sessions,
 }
 
-/// Serves ACP on stdin/stdout until the client closes the connection.
-pub async fn serve(settings: Settings) -> anyhow::Result<()> {
+/// Serves ACP on stdin and `output` (the protocol's stdout) until the client closes
+/// the connection.
+pub async fn serve(
+    settings: Settings,
+    output: impl std::io::Write + Send + 'static,
+) -> anyhow::Result<()> {
+    let transport = ByteStreams::new(
+        blocking::Unblock::new(output),
+        blocking::Unblock::new(std::io::stdin()),
+    );
     let state = Arc::new(AgentState {
         settings,
         fs: Mutex::new(FsCapabilities::default()),
@@ -83,7 +91,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
+        .connect_to(transport)
         .await
         .map_err(|error| anyhow::anyhow!("ACP connection failed: {}", error.message))
 }

@@ -6,7 +6,19 @@ use std::process::ExitCode;
 use crate::session::Settings;
 
 pub fn run(runtime: tokio::runtime::Runtime, settings: Settings) -> ExitCode {
-    let served = runtime.block_on(crate::acp::serve(settings));
+    // As for `serve`: only the protocol writer holds the editor's pipe; fd 1 becomes
+    // stderr, so a stray print lands in the log instead of corrupting the stream.
+    #[cfg(unix)]
+    let output = match super::stdio::take_protocol_stdout() {
+        Ok(file) => file,
+        Err(error) => {
+            tracing::error!("cannot take stdout for the protocol: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    #[cfg(not(unix))]
+    let output = std::io::stdout();
+    let served = runtime.block_on(crate::acp::serve(settings, output));
     // The client is gone: do not wait for a background index build of a huge folder.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     match served {
