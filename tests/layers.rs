@@ -1,8 +1,9 @@
 //! Architecture: data flows one way, `cli`/`lsp`/`acp` → `session` → `agent` → `tools` →
 //! `index` → `workspace`, the agent also calling `providers`, with `text` used by all.
 //! This test reads the sources and fails when a module reaches against that direction,
-//! when LSP types or HTTP leak out of the layers that own them, when the index or the
-//! workspace layer writes where it must not, or when tantivy is used outside `index/`.
+//! when LSP types, ACP types or HTTP leak out of the layers that own them, when the
+//! index or the workspace layer writes where it must not (acp/ writes only through its
+//! client), or when tantivy is used outside `index/`.
 
 use std::path::{Path, PathBuf};
 
@@ -143,6 +144,13 @@ fn modules_only_use_layers_to_their_right() {
                     line.trim()
                 ));
             }
+            if line.contains("agent_client_protocol") && layer != "acp" {
+                violations.push(format!(
+                    "{}:{number}: ACP types outside acp/: {}",
+                    file.display(),
+                    line.trim()
+                ));
+            }
             if line.contains("reqwest") && layer != "providers" {
                 violations.push(format!(
                     "{}:{number}: HTTP outside providers/: {}",
@@ -218,6 +226,20 @@ fn no_tool_writes_runs_or_connects() {
     assert!(
         found.is_empty(),
         "tools must not write, run or connect:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn acp_writes_only_through_its_client() {
+    // A suggested edit reaches a file only as `fs/write_text_file`, after a permission.
+    let mut needles = vec!["OpenOptions"];
+    needles.extend(WRITES);
+    needles.extend(RUNS_OR_CONNECTS);
+    let found = lines_containing("acp", &needles);
+    assert!(
+        found.is_empty(),
+        "acp/ writes only through its client:\n{}",
         found.join("\n")
     );
 }

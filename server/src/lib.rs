@@ -1,9 +1,10 @@
 //! copilot-ls: a language server that answers questions about a codebase.
 //!
 //! Layers, each calling only those to its right (see README "Architecture"):
-//! `cli`/`lsp` → `session` → `agent` → `tools` → `index` → `workspace`, the agent also
+//! `cli`/`lsp`/`acp` → `session` → `agent` → `tools` → `index` → `workspace`, the agent also
 //! calling `providers`, with `text` used by all.
 
+pub mod acp;
 pub mod agent;
 pub mod cli;
 pub mod index;

@@ -1,7 +1,9 @@
-//! The command line: `serve` (LSP over stdio, the default), `ask` (one question,
-//! headless, same engine) and `tool` (run one tool as the model would). stdout carries
-//! only the protocol or the requested output; logs go to stderr.
+//! The command line: `serve` (LSP over stdio, the default), `acp` (the Agent Client
+//! Protocol over stdio), `ask` (one question, headless, same engine) and `tool` (run
+//! one tool as the model would). stdout carries only the protocol or the requested
+//! output; logs go to stderr.
 
+mod acp;
 mod ask;
 #[cfg(unix)]
 mod stdio;
@@ -49,6 +51,8 @@ enum Command {
         #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
         question: Vec<String>,
     },
+    /// Speak the Agent Client Protocol over stdio (Zed, JetBrains, Neovim, Emacs agents).
+    Acp,
     /// Run one tool exactly as the model would call it and print its result.
     Tool {
         /// Tool name: read_file, list_directory, search_code, find_files, list_open_buffers, read_open_buffer, propose_edit.
@@ -78,7 +82,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    let serving = matches!(cli.command, None | Some(Command::Serve { .. }));
+    let serving = matches!(
+        cli.command,
+        None | Some(Command::Serve { .. }) | Some(Command::Acp)
+    );
     init_logging(if serving { "info" } else { "warn" });
     let (settings, problems) = Settings::from_env(&crate::session::settings::process_env);
 
@@ -119,6 +126,15 @@ pub fn main() -> ExitCode {
                 max_steps,
                 question.join(" "),
             ))
+        }
+        Some(Command::Acp) => {
+            for problem in &problems {
+                tracing::error!("{problem}");
+            }
+            let Some(runtime) = runtime() else {
+                return ExitCode::FAILURE;
+            };
+            acp::run(runtime, settings)
         }
         Some(Command::Tool {
             name,

@@ -1,4 +1,4 @@
-//! The process's stdout for `serve`: a private handle for the protocol writer, with fd 1
+//! The process's stdout for `serve` and `acp`: a private handle for the protocol writer, with fd 1
 //! itself pointed at stderr, so nothing but protocol frames can reach the editor's pipe.
 //!
 //! Why: a stray write to fd 1 (a dependency's `println!`, a panic message from a library

@@ -17,7 +17,7 @@ use crate::providers::{self, ChatModel, Message, ProviderConfig, ProviderError};
 use crate::text::{self, PositionEncoding, Span};
 use crate::workspace::read::read_index_text;
 use crate::workspace::sandbox::Sandbox;
-use crate::workspace::Workspace;
+use crate::workspace::{OpenDocuments, Workspace};
 
 pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
 pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};
@@ -92,8 +92,18 @@ impl Session {
 
     /// Sets the workspace root (canonicalized once, by the sandbox).
     pub fn set_root(&self, root: &std::path::Path) -> std::io::Result<()> {
+        self.set_root_with_documents(root, self.documents.clone())
+    }
+
+    /// Sets the workspace root with the tools reading open documents from `documents`
+    /// instead of the document store (the ACP layer reads them through its client).
+    pub fn set_root_with_documents(
+        &self,
+        root: &std::path::Path,
+        documents: Arc<dyn OpenDocuments>,
+    ) -> std::io::Result<()> {
         let sandbox = Sandbox::new(root)?;
-        let workspace = Workspace::new(sandbox, self.documents.clone());
+        let workspace = Workspace::new(sandbox, documents);
         *write(&self.workspace) = Some(workspace);
         *lock(&self.retrieval) = RetrievalState::default();
         Ok(())

@@ -32,6 +32,14 @@ pub struct OpenDocument {
 /// Where the session's open documents come from (the document store implements it).
 pub trait OpenDocuments: Send + Sync {
     fn open_documents(&self) -> Vec<OpenDocument>;
+
+    /// The open document at a canonical absolute path. A source that cannot list its
+    /// documents (an ACP client, asked per file) answers here only.
+    fn open_document(&self, absolute: &Path) -> Option<OpenDocument> {
+        self.open_documents()
+            .into_iter()
+            .find(|doc| doc.path == absolute)
+    }
 }
 
 /// No editor: the command line's view.
@@ -81,10 +89,7 @@ impl Workspace {
 
     /// The open document at a canonical absolute path, if any.
     pub fn open_document(&self, absolute: &Path) -> Option<OpenDocument> {
-        self.documents
-            .open_documents()
-            .into_iter()
-            .find(|doc| doc.path == absolute)
+        self.documents.open_document(absolute)
     }
 
     /// Resolves a path that exists on disk or is open in the editor (an unsaved new file).

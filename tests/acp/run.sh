@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs the ACP tests: the real `copilot-ls acp` driven by the official ACP Python SDK
+# (`agent-client-protocol` from PyPI) against the scripted fake provider. Installs the
+# SDK and pytest into a venv under $REPO/.tmp/ on first use.
+# Env: COPILOT_LS_BIN, FAKE_PROVIDER_BIN (default: $REPO/target/debug/...).
+# Last lines: pytest's "N passed", then "acp: N passed, N failed".
+set -uo pipefail
+
+TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$TEST_DIR/../.." && pwd)
+VENV=$REPO/.tmp/.venv-acp
+
+export COPILOT_LS_BIN=${COPILOT_LS_BIN:-$REPO/target/debug/copilot-ls}
+export FAKE_PROVIDER_BIN=${FAKE_PROVIDER_BIN:-$REPO/target/debug/fake-provider}
+
+log() { printf 'acp tests: %s\n' "$*" >&2; }
+summary() { printf 'acp: %d passed, %d failed\n' "$1" "$2"; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
+}
+
+install_deps() {
+  local stamp=$VENV/.requirements
+  if [ -x "$VENV/bin/python" ] && cmp -s "$TEST_DIR/requirements.txt" "$stamp"; then
+    return 0
+  fi
+  log "installing $(grep -v '^#' "$TEST_DIR/requirements.txt" | tr '\n' ' ')into $VENV"
+  mkdir -p "$REPO/.tmp"
+  if ! python3 -m venv "$VENV" >/dev/null 2>&1; then
+    rm -rf "$VENV"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get -o DPkg::Lock::Timeout=600 update -q >&2 \
+      && as_root apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
+        python3-venv python3-pip >&2 \
+      && python3 -m venv "$VENV" || return 1
+  fi
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$TEST_DIR/requirements.txt" >&2 \
+    || { log "pip install failed"; return 1; }
+  cp "$TEST_DIR/requirements.txt" "$stamp"
+}
+
+if ! install_deps; then
+  summary 0 1
+  exit 1
+fi
+for bin in "$COPILOT_LS_BIN" "$FAKE_PROVIDER_BIN"; do
+  if [ ! -x "$bin" ]; then
+    log "missing $bin (cargo build --workspace --bins, or set COPILOT_LS_BIN / FAKE_PROVIDER_BIN)"
+    summary 0 1
+    exit 1
+  fi
+done
+
+# The tests configure the provider themselves; the caller's keys must not leak in.
+unset OPENAI_API_KEY ANTHROPIC_API_KEY COPILOT_LS_PROVIDER COPILOT_LS_BASE_URL \
+  COPILOT_LS_MODEL COPILOT_LS_MAX_STEPS COPILOT_LS_STREAM COPILOT_LS_TIMEOUT_SECS
+
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+cd "$TEST_DIR"
+# No __pycache__ left in the checkout.
+export PYTHONDONTWRITEBYTECODE=1
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider --junit-xml="$report" "$@"
+status=$?
+passed=0 failed=0
+if [ -s "$report" ]; then
+  read -r tests failures errors skipped < <("$VENV/bin/python" - "$report" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suite = root if root.tag == "testsuite" else root.find("testsuite")
+print(*(int(suite.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")))
+PY
+  )
+  failed=$((failures + errors))
+  passed=$((tests - failed - skipped))
+fi
+# No test collected is a failure too (pytest's exit 5).
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+summary "$passed" "$failed"
+exit $status
