@@ -64,14 +64,18 @@ def test_an_answer_streams_with_tool_calls_and_locations_before_the_response(wor
     finally:
         fake.stop()
     assert response.stop_reason == "end_turn"
-    # In wire order: the first turn's text, its tool call started then finished, the
-    # answer, and only then the prompt's response.
-    kinds = [u["sessionUpdate"] for u in client.wire_updates()]
-    assert kinds[:3] == ["agent_message_chunk", "tool_call", "tool_call_update"], kinds
-    assert kinds[3:] and set(kinds[3:]) == {"agent_message_chunk"}, kinds
+    # In wire order: the first turn's text as it streams (several chunks), its tool call
+    # started then finished, the answer's chunks, and only then the prompt's response.
+    updates = client.wire_updates()
+    kinds = [u["sessionUpdate"] for u in updates]
+    runs = [k for i, k in enumerate(kinds) if i == 0 or kinds[i - 1] != k]
+    assert runs == ["agent_message_chunk", "tool_call", "tool_call_update",
+                    "agent_message_chunk"], kinds
+    first_turn = kinds.index("tool_call")
+    assert first_turn > 1, f"the first turn's text arrived in one piece: {kinds}"
+    assert "".join(u["content"]["text"] for u in updates[:first_turn]) == "Let me read the file."
     last = client.wire[-1]
     assert "result" in last and last["result"]["stopReason"] == "end_turn", last
-    assert client.wire_updates()[0]["content"]["text"] == "Let me read the file."
 
     call = by_kind(client.wire_updates(), "tool_call")[0]
     assert call["toolCallId"] == "call-1"
@@ -83,12 +87,42 @@ def test_an_answer_streams_with_tool_calls_and_locations_before_the_response(wor
     assert done["toolCallId"] == "call-1" and done["status"] == "completed"
 
     text = client.text()
-    assert "`add` subtracts: see src/lib.rs:2-3." in text
+    assert text.count("`add` subtracts: see src/lib.rs:2-3.") == 1, text
     uri = (workspace / "src" / "lib.rs").as_uri()
     assert f"[src/lib.rs:2-3]({uri}#L2:3)" in text, text
     # The model saw the file through the tool.
     results = [m for m in fake.messages(1) if m["role"] == "tool"]
     assert "pub fn add" in results[0]["content"]
+
+
+def test_an_answer_tool_answer_is_sent_once_with_its_citations(workspace, fake_dir):
+    fake = FakeProvider([
+        turn("Answering.", ("call-1", "answer", {
+            "answer": "It subtracts instead of adding.",
+            "citations": [{"path": "src/lib.rs", "line": 3, "note": "the bug"}],
+        })),
+    ], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            response = await agent.prompt(session, text_block("What is wrong with add?"))
+        return client, response
+
+    try:
+        client, response = run(body())
+    finally:
+        fake.stop()
+    assert response.stop_reason == "end_turn"
+    text = client.text()
+    assert text.count("It subtracts instead of adding.") == 1, text
+    assert text.index("Answering.") < text.index("It subtracts")
+    uri = (workspace / "src" / "lib.rs").as_uri()
+    assert f"[src/lib.rs:3]({uri}#L3) — the bug" in text, text
+    # The answer tool is not shown as a tool call.
+    assert by_kind(client.wire_updates(), "tool_call") == []
 
 
 def test_a_follow_up_continues_the_session_conversation(workspace, fake_dir):

@@ -73,6 +73,13 @@ impl Updates {
 
     async fn event(&self, event: AskEvent, streamed: &mut Streamed) {
         match event {
+            // The instruction files are the project's, not the model's words: the
+            // panel's transcript is the model's, so they are only logged.
+            AskEvent::Started { instruction_files } => {
+                if !instruction_files.is_empty() {
+                    tracing::debug!(?instruction_files, "instruction files in the prompt");
+                }
+            }
             AskEvent::Text { turn, text } => {
                 if text.is_empty() {
                     return;
