@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 
 import pytest
@@ -123,6 +124,43 @@ def test_an_answer_tool_answer_is_sent_once_with_its_citations(workspace, fake_d
     assert f"[src/lib.rs:3]({uri}#L3) — the bug" in text, text
     # The answer tool is not shown as a tool call.
     assert by_kind(client.wire_updates(), "tool_call") == []
+
+
+def sse(*deltas: dict, finish: str = "stop") -> str:
+    """An OpenAI-compatible stream with these deltas, as a server sends it."""
+    chunks = [{"id": "c", "object": "chat.completion.chunk", "model": "fake-model",
+               "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append({"id": "c", "object": "chat.completion.chunk", "model": "fake-model",
+                   "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+def test_reasoning_streamed_apart_is_a_thought(workspace, fake_dir):
+    fake = FakeProvider([{"raw": sse(
+        {"role": "assistant", "reasoning_content": "The user asks about add."},
+        {"content": "It adds two numbers."},
+    )}], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            response = await agent.prompt(session, text_block("What does add do?"))
+        return client, response
+
+    try:
+        client, response = run(body())
+    finally:
+        fake.stop()
+    assert response.stop_reason == "end_turn"
+    updates = client.wire_updates()
+    kinds = [u["sessionUpdate"] for u in updates]
+    assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk"), kinds
+    thought = "".join(u["content"]["text"] for u in by_kind(updates, "agent_thought_chunk"))
+    assert thought == "The user asks about add."
+    assert "The user asks" not in client.text()
+    assert client.text().count("It adds two numbers.") == 1
 
 
 def test_a_follow_up_continues_the_session_conversation(workspace, fake_dir):
