@@ -240,6 +240,34 @@ def test_cancel_stops_the_ask_and_the_session_keeps_serving(workspace, fake_dir)
     assert not any("Slow question" in str(m.get("content")) for m in fake.messages(1))
 
 
+def test_the_agent_exits_when_its_input_closes_during_an_ask(workspace, fake_dir):
+    fake = FakeProvider([{"hang": True}], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            prompt = asyncio.create_task(agent.prompt(session, text_block("Slow question")))
+            await fake.wait_for_requests(1)
+            process = agent.process
+            started = asyncio.get_running_loop().time()
+            process.stdin.close()
+            code = await asyncio.wait_for(process.wait(), 5)
+            elapsed = asyncio.get_running_loop().time() - started
+            prompt.cancel()
+        return code, elapsed
+
+    try:
+        code, elapsed = run(body())
+    finally:
+        fake.stop()
+    assert code == 0
+    print(f"exit after input closed: {elapsed:.3f}s")
+    assert elapsed < 1.5, f"took {elapsed:.2f}s to exit"
+    assert len(fake.requests()) == 1
+
+
 def edit_script() -> list[dict]:
     return [
         turn("", ("edit-1", "propose_edit", {
