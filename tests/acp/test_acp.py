@@ -390,6 +390,27 @@ def test_a_provider_error_fails_the_prompt_and_the_agent_keeps_serving(workspace
     assert again.stop_reason == "end_turn"
 
 
+def test_a_prompt_without_text_or_resources_is_invalid_params(workspace):
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            with pytest.raises(acp.RequestError) as failure:
+                await agent.prompt(session, text_block("   "))
+            with pytest.raises(acp.RequestError) as unknown:
+                await agent.prompt("no-such-session", text_block("Hello"))
+            again = await agent.prompt(session, text_block("Where is add?"))
+        return failure.value, unknown.value, again, client
+
+    error, unknown, again, client = run(body())
+    assert error.code == -32602
+    assert unknown.code == -32602 and "no-such-session" in str(unknown)
+    # No provider configured: the answer lists places found by the server's own search.
+    assert again.stop_reason == "end_turn"
+    assert "src/lib.rs" in client.text()
+
+
 def test_the_step_limit_is_max_turn_requests(workspace, fake_dir):
     fake = FakeProvider([
         turn("Looking.", ("call-1", "list_directory", {"path": "."})),
