@@ -140,8 +140,10 @@ class EditorClient:
 class Agent:
     """A running `copilot-ls acp` connected to an EditorClient."""
 
-    def __init__(self, connection: Any, client: EditorClient, workspace: Path) -> None:
+    def __init__(self, connection: Any, process: Any, client: EditorClient,
+                 workspace: Path) -> None:
         self.connection = connection
+        self.process = process
         self.client = client
         self.workspace = workspace
 
@@ -201,8 +203,8 @@ async def running_agent(workspace: Path, fake: FakeProvider | None, client: Edit
         async with acp.spawn_agent_process(
             client, COPILOT_LS_BIN, "acp", env=variables, cwd=str(workspace),
             transport_kwargs={"stderr": log.fileno()}, observers=[client.observe],
-        ) as (connection, _process):
-            yield Agent(connection, client, workspace)
+        ) as (connection, process):
+            yield Agent(connection, process, client, workspace)
     finally:
         log.close()
 

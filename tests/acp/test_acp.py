@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 
 import pytest
@@ -64,14 +65,18 @@ def test_an_answer_streams_with_tool_calls_and_locations_before_the_response(wor
     finally:
         fake.stop()
     assert response.stop_reason == "end_turn"
-    # In wire order: the first turn's text, its tool call started then finished, the
-    # answer, and only then the prompt's response.
-    kinds = [u["sessionUpdate"] for u in client.wire_updates()]
-    assert kinds[:3] == ["agent_message_chunk", "tool_call", "tool_call_update"], kinds
-    assert kinds[3:] and set(kinds[3:]) == {"agent_message_chunk"}, kinds
+    # In wire order: the first turn's text as it streams (several chunks), its tool call
+    # started then finished, the answer's chunks, and only then the prompt's response.
+    updates = client.wire_updates()
+    kinds = [u["sessionUpdate"] for u in updates]
+    runs = [k for i, k in enumerate(kinds) if i == 0 or kinds[i - 1] != k]
+    assert runs == ["agent_message_chunk", "tool_call", "tool_call_update",
+                    "agent_message_chunk"], kinds
+    first_turn = kinds.index("tool_call")
+    assert first_turn > 1, f"the first turn's text arrived in one piece: {kinds}"
+    assert "".join(u["content"]["text"] for u in updates[:first_turn]) == "Let me read the file."
     last = client.wire[-1]
     assert "result" in last and last["result"]["stopReason"] == "end_turn", last
-    assert client.wire_updates()[0]["content"]["text"] == "Let me read the file."
 
     call = by_kind(client.wire_updates(), "tool_call")[0]
     assert call["toolCallId"] == "call-1"
@@ -83,12 +88,79 @@ def test_an_answer_streams_with_tool_calls_and_locations_before_the_response(wor
     assert done["toolCallId"] == "call-1" and done["status"] == "completed"
 
     text = client.text()
-    assert "`add` subtracts: see src/lib.rs:2-3." in text
+    assert text.count("`add` subtracts: see src/lib.rs:2-3.") == 1, text
     uri = (workspace / "src" / "lib.rs").as_uri()
     assert f"[src/lib.rs:2-3]({uri}#L2:3)" in text, text
     # The model saw the file through the tool.
     results = [m for m in fake.messages(1) if m["role"] == "tool"]
     assert "pub fn add" in results[0]["content"]
+
+
+def test_an_answer_tool_answer_is_sent_once_with_its_citations(workspace, fake_dir):
+    fake = FakeProvider([
+        turn("Answering.", ("call-1", "answer", {
+            "answer": "It subtracts instead of adding.",
+            "citations": [{"path": "src/lib.rs", "line": 3, "note": "the bug"}],
+        })),
+    ], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            response = await agent.prompt(session, text_block("What is wrong with add?"))
+        return client, response
+
+    try:
+        client, response = run(body())
+    finally:
+        fake.stop()
+    assert response.stop_reason == "end_turn"
+    text = client.text()
+    assert text.count("It subtracts instead of adding.") == 1, text
+    assert text.index("Answering.") < text.index("It subtracts")
+    uri = (workspace / "src" / "lib.rs").as_uri()
+    assert f"[src/lib.rs:3]({uri}#L3) — the bug" in text, text
+    # The answer tool is not shown as a tool call.
+    assert by_kind(client.wire_updates(), "tool_call") == []
+
+
+def sse(*deltas: dict, finish: str = "stop") -> str:
+    """An OpenAI-compatible stream with these deltas, as a server sends it."""
+    chunks = [{"id": "c", "object": "chat.completion.chunk", "model": "fake-model",
+               "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append({"id": "c", "object": "chat.completion.chunk", "model": "fake-model",
+                   "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+def test_reasoning_streamed_apart_is_a_thought(workspace, fake_dir):
+    fake = FakeProvider([{"raw": sse(
+        {"role": "assistant", "reasoning_content": "The user asks about add."},
+        {"content": "It adds two numbers."},
+    )}], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            response = await agent.prompt(session, text_block("What does add do?"))
+        return client, response
+
+    try:
+        client, response = run(body())
+    finally:
+        fake.stop()
+    assert response.stop_reason == "end_turn"
+    updates = client.wire_updates()
+    kinds = [u["sessionUpdate"] for u in updates]
+    assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk"), kinds
+    thought = "".join(u["content"]["text"] for u in by_kind(updates, "agent_thought_chunk"))
+    assert thought == "The user asks about add."
+    assert "The user asks" not in client.text()
+    assert client.text().count("It adds two numbers.") == 1
 
 
 def test_a_follow_up_continues_the_session_conversation(workspace, fake_dir):
@@ -166,6 +238,34 @@ def test_cancel_stops_the_ask_and_the_session_keeps_serving(workspace, fake_dir)
     assert again.stop_reason == "end_turn"
     # The cancelled ask left nothing in the conversation.
     assert not any("Slow question" in str(m.get("content")) for m in fake.messages(1))
+
+
+def test_the_agent_exits_when_its_input_closes_during_an_ask(workspace, fake_dir):
+    fake = FakeProvider([{"hang": True}], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            prompt = asyncio.create_task(agent.prompt(session, text_block("Slow question")))
+            await fake.wait_for_requests(1)
+            process = agent.process
+            started = asyncio.get_running_loop().time()
+            process.stdin.close()
+            code = await asyncio.wait_for(process.wait(), 5)
+            elapsed = asyncio.get_running_loop().time() - started
+            prompt.cancel()
+        return code, elapsed
+
+    try:
+        code, elapsed = run(body())
+    finally:
+        fake.stop()
+    assert code == 0
+    print(f"exit after input closed: {elapsed:.3f}s")
+    assert elapsed < 1.5, f"took {elapsed:.2f}s to exit"
+    assert len(fake.requests()) == 1
 
 
 def edit_script() -> list[dict]:
@@ -288,6 +388,27 @@ def test_a_provider_error_fails_the_prompt_and_the_agent_keeps_serving(workspace
     assert "401" in str(error)
     assert "sk-test-not-a-real-key" not in str(error) + str(error.data)
     assert again.stop_reason == "end_turn"
+
+
+def test_a_prompt_without_text_or_resources_is_invalid_params(workspace):
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            with pytest.raises(acp.RequestError) as failure:
+                await agent.prompt(session, text_block("   "))
+            with pytest.raises(acp.RequestError) as unknown:
+                await agent.prompt("no-such-session", text_block("Hello"))
+            again = await agent.prompt(session, text_block("Where is add?"))
+        return failure.value, unknown.value, again, client
+
+    error, unknown, again, client = run(body())
+    assert error.code == -32602
+    assert unknown.code == -32602 and "no-such-session" in str(unknown)
+    # No provider configured: the answer lists places found by the server's own search.
+    assert again.stop_reason == "end_turn"
+    assert "src/lib.rs" in client.text()
 
 
 def test_the_step_limit_is_max_turn_requests(workspace, fake_dir):

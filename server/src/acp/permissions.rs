@@ -99,11 +99,18 @@ pub async fn offer(
                 before,
                 after.clone(),
             ))]);
+        // An edit of tool, editor or CI configuration can change what runs on the next
+        // build: the choice says so, as the LSP side's quick fix is not preferred.
+        let allow_label = if edit.protected {
+            "Apply this edit (it changes tool or CI configuration)"
+        } else {
+            "Apply this edit"
+        };
         let request = RequestPermissionRequest::new(
             updates.session_id.clone(),
             ToolCallUpdate::new(call_id.clone(), fields),
             vec![
-                PermissionOption::new(ALLOW, "Apply this edit", PermissionOptionKind::AllowOnce),
+                PermissionOption::new(ALLOW, allow_label, PermissionOptionKind::AllowOnce),
                 PermissionOption::new(REJECT, "Reject", PermissionOptionKind::RejectOnce),
             ],
         );

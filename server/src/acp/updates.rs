@@ -73,9 +73,13 @@ impl Updates {
 
     async fn event(&self, event: AskEvent, streamed: &mut Streamed) {
         match event {
-            // ACP has no progress line to name the instruction files in; they shape the
-            // answer, which is what the client sees.
-            AskEvent::Started { .. } => {}
+            // The instruction files are the project's, not the model's words: the
+            // panel's transcript is the model's, so they are only logged.
+            AskEvent::Started { instruction_files } => {
+                if !instruction_files.is_empty() {
+                    tracing::debug!(?instruction_files, "instruction files in the prompt");
+                }
+            }
             AskEvent::Text { turn, text } => {
                 if text.is_empty() {
                     return;

@@ -1,5 +1,6 @@
-//! The process's stdout for `serve` and `acp`: a private handle for the protocol writer, with fd 1
-//! itself pointed at stderr, so nothing but protocol frames can reach the editor's pipe.
+//! The process's stdout for `serve` and `acp`: a private handle for the protocol writer,
+//! with fd 1 itself pointed at stderr, so nothing but protocol frames can reach the
+//! editor's pipe.
 //!
 //! Why: a stray write to fd 1 (a dependency's `println!`, a panic message from a library
 //! that prints to stdout, std's line-buffered `Stdout` flushed at exit) would corrupt
