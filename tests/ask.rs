@@ -346,10 +346,15 @@ fn anthropic_non_streaming_uses_native_tool_blocks() {
             .map(|_| Value::Bool(false))
             .unwrap_or(Value::Null)
     );
-    assert!(first.body["system"]
+    // One text block, a prompt-cache breakpoint on it.
+    assert!(first.body["system"][0]["text"]
         .as_str()
         .unwrap()
         .contains("copilot-ls"));
+    assert_eq!(
+        first.body["system"][0]["cache_control"]["type"],
+        "ephemeral"
+    );
     let second = requests[1].body["messages"].as_array().unwrap();
     let last = second.last().unwrap();
     assert_eq!(last["role"], "user");
@@ -528,11 +533,11 @@ fn malformed_arguments_unknown_tools_and_wrong_types_become_error_results() {
 }
 
 #[test]
-fn a_truncated_turn_never_runs_its_tool_calls() {
+fn a_truncated_turn_never_runs_its_cut_tool_calls() {
     let mut s = setup(
         "openai",
         vec![
-            json!({"tool_calls": [call("t1", "propose_edit", json!({"path": "src/main.rs", "old_text": "fn main() {", "new_text": "fn main() { todo!();"}))], "finish": "length"}),
+            json!({"tool_calls": [call("t1", "propose_edit", json!(r#"{"path": "src/main.rs", "old_text": "fn main() {", "new_text": "fn main() { tod"#))], "finish": "length"}),
             answer_turn("t2", "Short answer.", json!([])),
         ],
     );
@@ -548,7 +553,77 @@ fn a_truncated_turn_never_runs_its_tool_calls() {
         .as_str()
         .unwrap()
         .contains("cut off"));
+    assert!(result["answer"]
+        .as_str()
+        .unwrap()
+        .contains("output limit, `maxOutputTokens`"));
     s.client.shutdown();
+}
+
+#[test]
+fn a_truncated_turn_runs_its_complete_calls_and_reports_the_cut_ones() {
+    for kind in ["openai", "anthropic"] {
+        let mut s = setup_with(
+            kind,
+            vec![
+                json!({"tool_calls": [
+                    call("t1", "search_code", json!({"pattern": "fn refill"})),
+                    call("t2", "read_file", json!({"path": "src/rate_limit.rs"})),
+                    call("t3", "read_file", json!(r#"{"path": "src/ma"#)),
+                ], "finish": "length"}),
+                answer_turn("t4", "Refilled in src/rate_limit.rs.", json!([])),
+            ],
+            json!({"maxOutputTokens": 321}),
+            editor_capabilities(),
+        );
+        let result = s
+            .client
+            .request(
+                "copilot/ask",
+                json!({"question": "How are tokens refilled?"}),
+            )
+            .unwrap();
+        assert_eq!(result["stopReason"], "answered", "{kind}");
+        let tools: Vec<&str> = result["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["tool"].as_str().unwrap())
+            .collect();
+        assert_eq!(tools, ["search_code", "read_file"], "{kind}: {result:#}");
+        let answer = result["answer"].as_str().unwrap();
+        assert!(
+            answer.starts_with("Refilled in src/rate_limit.rs."),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("output limit, `maxOutputTokens`"),
+            "{answer}"
+        );
+        let requests = s.fake.wait_for_requests(2, WAIT);
+        // Both call it `max_tokens` (the fake is not api.openai.com).
+        assert_eq!(requests[0].body["max_tokens"], 321, "{kind}");
+        let body = requests[1].body.to_string();
+        assert!(
+            body.contains("1 more call(s) were incomplete and did not run (read_file)"),
+            "{kind}: {body}"
+        );
+        if kind == "openai" {
+            let second = messages(&s.fake, 1);
+            let roles: Vec<&str> = second.iter().map(|m| m["role"].as_str().unwrap()).collect();
+            assert_eq!(
+                roles,
+                ["system", "user", "assistant", "tool", "tool", "user"]
+            );
+            // Only the complete calls are sent back, each with its result.
+            assert_eq!(second[2]["tool_calls"].as_array().unwrap().len(), 2);
+            assert_eq!(second[2]["content"], "");
+        } else {
+            let assistant = &requests[1].body["messages"][1]["content"];
+            assert_eq!(assistant.as_array().unwrap().len(), 2, "{assistant}");
+        }
+        s.client.shutdown();
+    }
 }
 
 #[test]

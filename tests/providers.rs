@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use copilot_ls::providers::{
-    build, ApiKey, AssistantTurn, ChatModel, ChatRequest, ChatResponse, FinishReason, Message,
-    ProviderConfig, ProviderError, ProviderKind, ToolCall, ToolResult, ToolSpec,
+    build, ignore_stream, ApiKey, AssistantTurn, ChatModel, ChatRequest, ChatResponse,
+    FinishReason, Message, ProviderConfig, ProviderError, ProviderKind, StreamEvent, ToolCall,
+    ToolResult, ToolSpec,
 };
 use copilot_ls_test_support::fake_provider::FakeProvider;
 use serde_json::{json, Value};
@@ -57,7 +58,7 @@ fn complete(config: ProviderConfig, request: &ChatRequest) -> Result<ChatRespons
         .enable_all()
         .build()
         .unwrap()
-        .block_on(provider.complete(request))
+        .block_on(provider.complete(request, &ignore_stream))
 }
 
 /// Every (provider, streaming) combination.
@@ -196,7 +197,10 @@ fn anthropic_headers_and_max_tokens() {
         assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
         assert_eq!(request.header("authorization"), None);
         assert_eq!(request.body["max_tokens"], 777);
-        assert_eq!(request.body["system"], "You answer questions about code.");
+        assert_eq!(
+            request.body["system"],
+            json!([{"type": "text", "text": "You answer questions about code.", "cache_control": {"type": "ephemeral"}}])
+        );
         assert_eq!(request.body["tools"][0]["input_schema"]["type"], "object");
     }
     assert_eq!(requests[0].header("x-api-key"), None);
@@ -252,7 +256,8 @@ fn openai_request_sends_the_assistant_turn_before_the_results() {
         .map(|m| m["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles, ["system", "user", "assistant", "tool", "tool"]);
-    assert_eq!(messages[2]["content"], Value::Null);
+    // `""`, not null: llama-cpp-python rejects a null or missing content with a 500.
+    assert_eq!(messages[2]["content"], "");
     assert_eq!(messages[2]["tool_calls"][0]["id"], "call_a");
     assert_eq!(messages[2]["tool_calls"][0]["type"], "function");
     assert_eq!(
@@ -299,9 +304,167 @@ fn anthropic_request_sends_the_assistant_turn_before_the_results() {
         json!([
             {"type": "tool_result", "tool_use_id": "call_a", "content": "1\tpub fn backoff() {}", "is_error": false},
             {"type": "tool_result", "tool_use_id": "call_b", "content": "Error: no matches", "is_error": true},
-            {"type": "text", "text": "Now answer."},
+            {"type": "text", "text": "Now answer.", "cache_control": {"type": "ephemeral"}},
         ])
     );
+    let tools = fake.requests()[0].body["tools"].as_array().unwrap().clone();
+    assert_eq!(
+        tools.last().unwrap()["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+}
+
+#[test]
+fn openai_sends_tool_choice_and_the_output_limit() {
+    for stream in [true, false] {
+        let fake = FakeProvider::start(json!({"steps": [{"text": "a"}, {"text": "b"}]}));
+        complete(config(ProviderKind::OpenAi, &fake, stream), &question()).unwrap();
+        let mut no_tools = question();
+        no_tools.tools.clear();
+        complete(config(ProviderKind::OpenAi, &fake, stream), &no_tools).unwrap();
+        let requests = fake.requests();
+        // Not api.openai.com: the name every other server reads.
+        assert_eq!(requests[0].body["max_tokens"], 777);
+        assert_eq!(requests[0].body.get("max_completion_tokens"), None);
+        assert_eq!(requests[0].body["tool_choice"], "auto");
+        assert_eq!(requests[1].body["max_tokens"], 777);
+        assert_eq!(requests[1].body.get("tool_choice"), None);
+        assert_eq!(requests[1].body.get("tools"), None);
+    }
+}
+
+#[test]
+fn an_empty_200_stream_is_asked_again_without_streaming_from_then_on() {
+    let fake = FakeProvider::start(json!({"steps": [
+        {"raw": ""},
+        {"text": "whole reply"},
+        {"text": "again whole"},
+    ]}));
+    let provider = build(config(ProviderKind::OpenAi, &fake, true));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let first = runtime
+        .block_on(provider.complete(&question(), &ignore_stream))
+        .unwrap();
+    assert_eq!(first.turn.text, "whole reply");
+    assert_eq!(first.attempts, 2);
+    let second = runtime
+        .block_on(provider.complete(&question(), &ignore_stream))
+        .unwrap();
+    assert_eq!(second.turn.text, "again whole");
+    assert_eq!(second.attempts, 1);
+    let streamed: Vec<Value> = fake
+        .requests()
+        .iter()
+        .map(|r| r.body["stream"].clone())
+        .collect();
+    assert_eq!(streamed, [json!(true), json!(false), json!(false)]);
+}
+
+#[test]
+fn an_empty_whole_reply_is_a_clear_error() {
+    let fake =
+        FakeProvider::start(json!({"steps": [{"raw": "", "content_type": "application/json"}]}));
+    let error = complete(config(ProviderKind::OpenAi, &fake, false), &question()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "unusable reply from the provider: {} answered 200 with an empty body",
+            fake.openai_base_url()
+        )
+    );
+    assert_eq!(fake.requests().len(), 1);
+}
+
+#[test]
+fn a_500_that_reports_a_validation_failure_is_not_retried() {
+    let body = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/providers/local-servers/llama-cpp-python/F-followup-toolmsgs-nochoice-nostream.json"
+    ))
+    .unwrap();
+    let fake = FakeProvider::start(json!({"steps": [
+        {"status": 500, "headers": {"retry-after-ms": "0"}, "body": body},
+        {"text": "never reached"},
+    ]}));
+    let error = complete(config(ProviderKind::OpenAi, &fake, false), &question()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("provider returned 500: 7 validation errors"),
+        "{error}"
+    );
+    assert_eq!(fake.requests().len(), 1);
+}
+
+/// A call whose stream events are collected as they arrive.
+fn complete_streaming(
+    config: ProviderConfig,
+    request: &ChatRequest,
+) -> (ChatResponse, Vec<String>) {
+    let provider = build(config);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let sink = |event: StreamEvent<'_>| {
+        let line = match event {
+            StreamEvent::Text(text) => format!("text:{text}"),
+            StreamEvent::Reasoning(text) => format!("reasoning:{text}"),
+            StreamEvent::ToolCall { index, id, name } => format!("call:{index}:{id}:{name}"),
+            StreamEvent::ToolArguments { index, fragment } => format!("args:{index}:{fragment}"),
+        };
+        seen.lock().unwrap().push(line);
+    };
+    let response = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(provider.complete(request, &sink))
+        .unwrap();
+    (response, seen.into_inner().unwrap())
+}
+
+#[test]
+fn streamed_pieces_reach_the_sink_and_add_up_to_the_turn() {
+    for (kind, stream) in modes() {
+        let fake = FakeProvider::start(json!({"steps": [{
+            "text": "Looking at both files.",
+            "tool_calls": [
+                {"id": "call_a", "name": "read_file", "arguments": {"path": "src/lib.rs"}},
+                {"id": "call_b", "name": "answer", "arguments": {"answer": "It is in \"lib\" ✓."}},
+            ],
+        }]}));
+        let (response, seen) = complete_streaming(config(kind, &fake, stream), &question());
+        let label = format!("{kind:?} stream={stream}");
+        if !stream {
+            assert!(seen.is_empty(), "{label}: {seen:?}");
+            continue;
+        }
+        let text: String = seen
+            .iter()
+            .filter_map(|line| line.strip_prefix("text:"))
+            .collect();
+        assert_eq!(text, response.turn.text, "{label}");
+        assert!(seen.len() > 4, "{label}: text in pieces: {seen:?}");
+        for (position, call) in response.turn.tool_calls.iter().enumerate() {
+            let announced: Vec<&String> = seen
+                .iter()
+                .filter(|line| {
+                    line.starts_with("call:")
+                        && line.ends_with(&format!(":{}:{}", call.id, call.name))
+                })
+                .collect();
+            assert_eq!(announced.len(), 1, "{label} {position}: {seen:?}");
+            let index = announced[0].split(':').nth(1).unwrap();
+            let arguments: String = seen
+                .iter()
+                .filter_map(|line| line.strip_prefix(&format!("args:{index}:")))
+                .collect();
+            assert_eq!(arguments, call.arguments, "{label}");
+        }
+        // Text first, then each call is announced before its arguments.
+        assert!(seen[0].starts_with("text:"), "{label}");
+    }
 }
 
 #[test]
@@ -589,7 +752,7 @@ fn drop_mid_call(kind: ProviderKind, step: Value) -> (FakeProvider, tokio::runti
         .unwrap();
     let task = runtime.spawn(async move {
         let request = question();
-        provider.complete(&request).await
+        provider.complete(&request, &ignore_stream).await
     });
     assert_eq!(fake.wait_for_requests(1, WAIT).len(), 1);
     assert!(!fake.requests()[0].disconnected);

@@ -7,11 +7,19 @@ use serde_json::Value;
 
 use super::{IdentifiedEdit, Step};
 
+// Events are passed one at a time and never stored in bulk, so the size of the largest
+// variant costs nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AskEvent {
+    /// The ask began; `instruction_files` are the workspace's instruction files that went
+    /// into the system prompt (workspace-relative, in prompt order; often none).
+    Started { instruction_files: Vec<String> },
     /// Model text of turn `turn` (1-based model call) to append, as it is written. The
     /// `answer` string the model writes into the `answer` tool's arguments counts as
-    /// text too.
+    /// text too (after a blank line when the turn wrote text of its own first). Sent at
+    /// once, never held back; a provider call is retried only before any of it was sent,
+    /// so it is never repeated. The final `AgentOutcome::answer` is authoritative.
     Text { turn: u32, text: String },
     /// Reasoning the provider streams apart from the text (when it does).
     Thought { turn: u32, text: String },

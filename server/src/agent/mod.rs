@@ -7,21 +7,25 @@
 //! `ChatModel` and reads the workspace through `tools::Workspace`. It never writes to
 //! disk: proposed edits are returned, not applied.
 
+mod answer_stream;
 mod citations;
 mod context;
 pub mod events;
 pub mod history;
+pub mod instructions;
 mod no_provider;
 mod sanitize;
+mod turn_stream;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::Value;
 
 use crate::index::RetrievalHit;
 use crate::providers::{
-    AssistantTurn, ChatModel, ChatRequest, FinishReason, Message, ProviderError, ToolResult,
+    AssistantTurn, ChatModel, ChatRequest, FinishReason, Message, ProviderError, StreamEvent,
+    ToolCall, ToolResult, Usage,
 };
 use crate::text::PositionEncoding;
 use crate::tools::{self, ProposedEdit};
@@ -82,6 +86,8 @@ pub struct Step {
     pub arguments: Value,
     pub ok: bool,
     pub summary: String,
+    /// On the first step of a model turn: the text the model wrote before its calls.
+    pub thought: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -90,13 +96,14 @@ pub struct IdentifiedEdit {
     pub edit: ProposedEdit,
 }
 
-/// What an ask cost, for the closing numbers and the `--json` output's log line.
+/// What an ask cost: the contract's `usage`, and numbers for the closing log line.
 #[derive(Clone, Debug, Default)]
 pub struct AskStats {
+    /// Requests sent to the provider, retries included.
     pub model_calls: u32,
     pub request_bytes: usize,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+    /// Summed over the calls (what the providers reported; retried attempts report none).
+    pub usage: Usage,
     pub retries: u32,
 }
 
@@ -132,40 +139,64 @@ impl Agent<'_> {
             ));
         };
         let started = Instant::now();
+        let instructions = instructions::load(self.workspace);
+        (self.events)(AskEvent::Started {
+            instruction_files: instructions.files.clone(),
+        });
+        // The same text on every call of the ask and of its follow-ups: a stable prefix
+        // is what the providers' prompt caches match on.
+        let system = format!("{SYSTEM_PROMPT}{}", instructions.section);
         let mut messages = input.history.clone();
         messages.push(Message::User(context::first_message(&input)));
         let mut stats = AskStats::default();
         let mut steps = Vec::new();
         let mut edits = Vec::new();
         let mut last_text = String::new();
+        // Whether a turn of this ask was cut by the output limit.
+        let mut cut_by_limit = false;
 
         for call_number in 1..=self.settings.max_steps {
             let request = ChatRequest {
-                system: SYSTEM_PROMPT.to_string(),
+                system: system.clone(),
                 messages: messages.clone(),
                 tools: tools::schemas::all(),
             };
-            let response = model.complete(&request).await?;
-            stats.model_calls += 1;
+            let stream = Mutex::new(turn_stream::TurnStream::new(call_number, self.events));
+            let sink = |event: StreamEvent<'_>| {
+                lock(&stream).on(event);
+            };
+            let response = model.complete(&request, &sink).await?;
+            stats.model_calls += response.attempts;
             stats.request_bytes += response.request_bytes;
-            stats.input_tokens += response.usage.input_tokens;
-            stats.output_tokens += response.usage.output_tokens;
+            stats.usage.add(&response.usage);
             stats.retries += response.attempts.saturating_sub(1);
-            let turn = response.turn;
-            if !turn.text.is_empty() {
-                // Until the providers stream, a turn's text arrives whole.
-                (self.events)(AskEvent::Text {
-                    turn: call_number,
-                    text: turn.text.clone(),
-                });
+            let mut turn = response.turn;
+            let length_cut = response.finish == FinishReason::Length;
+            tracing::debug!(call_number, calls = turn.tool_calls.len(), finish = ?response.finish, "model turn");
+
+            // A turn cut by the output limit keeps the calls whose arguments are complete
+            // JSON; a cut one may have lost anything, so it never runs.
+            let mut cut_calls = Vec::new();
+            if length_cut && !turn.tool_calls.is_empty() {
+                cut_by_limit = true;
+                let (complete, cut): (Vec<ToolCall>, Vec<ToolCall>) =
+                    std::mem::take(&mut turn.tool_calls)
+                        .into_iter()
+                        .partition(|call| arguments_are_complete(&call.arguments));
+                turn.tool_calls = complete;
+                cut_calls = cut;
             }
+            let answer_args = turn
+                .tool_calls
+                .iter()
+                .find(|call| call.name == "answer")
+                .and_then(|call| tools::parse_answer(&call.arguments).ok());
+            lock(&stream).finish(&turn, answer_args.as_ref().map(|a| a.answer.as_str()));
             if !turn.text.trim().is_empty() {
                 last_text = turn.text.clone();
             }
-            tracing::debug!(call_number, calls = turn.tool_calls.len(), finish = ?response.finish, "model turn");
 
-            if response.finish == FinishReason::Length && !turn.tool_calls.is_empty() {
-                // A truncated turn's tool calls may be cut mid-argument: never run them.
+            if turn.tool_calls.is_empty() && !cut_calls.is_empty() {
                 // Some APIs reject an empty assistant message: keep a placeholder.
                 let text = if turn.text.trim().is_empty() {
                     "(reply cut off)".to_string()
@@ -176,9 +207,10 @@ impl Agent<'_> {
                     text,
                     tool_calls: Vec::new(),
                 }));
-                messages.push(Message::User(
-                    "Your last reply was cut off by the output limit before its tool calls were complete, so none of them ran. Try again with fewer or shorter calls.".to_string(),
-                ));
+                messages.push(Message::User(format!(
+                    "Your last reply was cut off by the output limit before its tool calls were complete, so none of them ran ({}). Try again with fewer or shorter calls.",
+                    call_names(&cut_calls)
+                )));
                 continue;
             }
 
@@ -187,8 +219,10 @@ impl Agent<'_> {
                 if answer.trim().is_empty() {
                     answer = "The model ended its turn without an answer.".to_string();
                 }
-                if response.finish == FinishReason::Length {
-                    answer.push_str("\n\n*(The model's reply was cut off by its output limit.)*");
+                if length_cut {
+                    answer.push_str("\n\n*(The model's reply was cut off by its output limit, `maxOutputTokens`.)*");
+                } else if cut_by_limit {
+                    answer.push_str(LIMIT_NOTE);
                 }
                 messages.push(Message::Assistant(turn));
                 let citations =
@@ -207,6 +241,9 @@ impl Agent<'_> {
 
             // The `answer` tool ends the loop, unless its arguments are unusable, in which
             // case the model is told why like for any other tool.
+            let mut thought = Some(turn.text.trim())
+                .filter(|t| !t.is_empty())
+                .map(str::to_string);
             let mut final_answer = None;
             let mut results = Vec::with_capacity(turn.tool_calls.len());
             let mut pending = Vec::new();
@@ -225,19 +262,21 @@ impl Agent<'_> {
                         }
                         Err(error) => {
                             let output = tools::ToolOutput::error(&error);
-                            steps.push(step(&call.name, &call.arguments, &output));
+                            self.started_event(call_number, call);
+                            let finished = step(call, &output, thought.take());
+                            (self.events)(AskEvent::ToolFinished {
+                                turn: call_number,
+                                call_id: call.id.clone(),
+                                step: finished.clone(),
+                                edit: None,
+                            });
+                            steps.push(finished);
                             results.push(Some(result_of(call, output.text)));
                             continue;
                         }
                     }
                 }
-                (self.events)(AskEvent::ToolStarted {
-                    turn: call_number,
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    arguments: arguments_object(&call.arguments),
-                    label: tools::progress_label(&call.name, &call.arguments),
-                });
+                self.started_event(call_number, call);
                 pending.push((results.len(), call.clone()));
                 results.push(None);
             }
@@ -245,7 +284,7 @@ impl Agent<'_> {
                 .run_tools(pending.iter().map(|(_, call)| call.clone()).collect())
                 .await;
             for ((index, call), output) in pending.into_iter().zip(outputs) {
-                let finished = step(&call.name, &call.arguments, &output);
+                let finished = step(&call, &output, thought.take());
                 let edit = output.edit.clone().map(|edit| IdentifiedEdit {
                     id: (self.next_edit_id)(),
                     edit,
@@ -264,12 +303,23 @@ impl Agent<'_> {
             messages.push(Message::ToolResults(
                 results.into_iter().flatten().collect(),
             ));
+            if !cut_calls.is_empty() {
+                messages.push(Message::User(format!(
+                    "Your last reply was cut off by the output limit: the calls above ran, but {} more call(s) were incomplete and did not run ({}). Repeat them if you still need them, with shorter arguments.",
+                    cut_calls.len(),
+                    call_names(&cut_calls)
+                )));
+            }
 
             if let Some(args) = final_answer {
                 let citations =
                     citations::from_answer_tool(self.workspace, &args, self.settings.encoding);
+                let mut answer = args.answer;
+                if cut_by_limit {
+                    answer.push_str(LIMIT_NOTE);
+                }
                 return Ok(self.finish(
-                    args.answer,
+                    answer,
                     citations,
                     edits,
                     steps,
@@ -289,6 +339,9 @@ impl Agent<'_> {
             answer.push_str("\n\nWhat the model said last:\n\n");
             answer.push_str(last_text.trim());
         }
+        if cut_by_limit {
+            answer.push_str(LIMIT_NOTE);
+        }
         let citations = citations::from_text(self.workspace, &answer, self.settings.encoding);
         Ok(self.finish(
             answer,
@@ -302,9 +355,19 @@ impl Agent<'_> {
         ))
     }
 
+    fn started_event(&self, turn: u32, call: &ToolCall) {
+        (self.events)(AskEvent::ToolStarted {
+            turn,
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: arguments_object(&call.arguments),
+            label: tools::progress_label(&call.name, &call.arguments),
+        });
+    }
+
     /// Runs the tool calls of one turn concurrently on the blocking pool (tools do file
     /// I/O), returning their outputs in call order.
-    async fn run_tools(&self, calls: Vec<crate::providers::ToolCall>) -> Vec<tools::ToolOutput> {
+    async fn run_tools(&self, calls: Vec<ToolCall>) -> Vec<tools::ToolOutput> {
         let handles: Vec<_> = calls
             .into_iter()
             .map(|call| {
@@ -367,16 +430,39 @@ fn arguments_object(arguments: &str) -> Value {
     }
 }
 
-fn step(tool: &str, arguments: &str, output: &tools::ToolOutput) -> Step {
+fn step(call: &ToolCall, output: &tools::ToolOutput, thought: Option<String>) -> Step {
     Step {
-        tool: tool.to_string(),
-        arguments: arguments_object(arguments),
+        tool: call.name.clone(),
+        arguments: arguments_object(&call.arguments),
         ok: output.ok,
         summary: output.summary.clone(),
+        thought,
     }
 }
 
-fn result_of(call: &crate::providers::ToolCall, content: String) -> ToolResult {
+/// Appended to an answer when a turn of the ask was cut by the output limit.
+const LIMIT_NOTE: &str = "\n\n*(A reply of the model was cut off by its output limit, `maxOutputTokens`, during this ask; tool calls it had not finished writing did not run.)*";
+
+/// Whether a cut turn's call arrived whole: its arguments parse as JSON (an empty string
+/// cannot tell a parameterless call from one cut before its first byte, so it counts as
+/// cut).
+fn arguments_are_complete(arguments: &str) -> bool {
+    serde_json::from_str::<Value>(arguments).is_ok()
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn call_names(calls: &[ToolCall]) -> String {
+    calls
+        .iter()
+        .map(|call| call.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn result_of(call: &ToolCall, content: String) -> ToolResult {
     ToolResult {
         call_id: call.id.clone(),
         name: call.name.clone(),

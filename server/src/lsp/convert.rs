@@ -186,16 +186,8 @@ pub fn ask_result(
             })
         })
         .collect();
-    let steps = outcome
-        .steps
-        .iter()
-        .map(|s| wire::Step {
-            tool: s.tool.clone(),
-            arguments: s.arguments.clone(),
-            ok: s.ok,
-            summary: s.summary.clone(),
-        })
-        .collect();
+    let steps = outcome.steps.iter().map(step).collect();
+    let usage = &outcome.stats.usage;
     wire::AskResult {
         conversation_id,
         answer: outcome.answer.clone(),
@@ -203,5 +195,21 @@ pub fn ask_result(
         edits,
         steps,
         stop_reason: outcome.stop_reason.as_str().to_string(),
+        usage: wire::Usage {
+            model_calls: u64::from(outcome.stats.model_calls),
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+        },
+    }
+}
+
+pub fn step(step: &crate::agent::Step) -> wire::Step {
+    wire::Step {
+        tool: step.tool.clone(),
+        arguments: step.arguments.clone(),
+        ok: step.ok,
+        summary: step.summary.clone(),
+        thought: step.thought.clone(),
     }
 }

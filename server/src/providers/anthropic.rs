@@ -1,5 +1,5 @@
-//! The Anthropic Messages wire format (`{base_url}/v1/messages`): request JSON, the whole
-//! reply, and the streamed reply.
+//! The Anthropic Messages wire format (`{base_url}/v1/messages`): request JSON with its
+//! prompt-cache breakpoints, the whole reply, and the streamed reply.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +10,7 @@ use super::http::{Decoders, Outgoing, Transport};
 use super::sse::{SseEvent, StreamDecoder, StreamError};
 use super::{
     AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, FinishReason, Message,
-    ProviderConfig, ProviderError, ToolCall, Usage,
+    ProviderConfig, ProviderError, StreamEvent, StreamSink, ToolCall, Usage,
 };
 
 /// The API version whose wire format this file speaks.
@@ -27,13 +27,8 @@ impl AnthropicProvider {
         AnthropicProvider { config, transport }
     }
 
-    fn outgoing(&self, request: &ChatRequest) -> Outgoing {
-        let body = request_body(
-            &self.config.model,
-            self.config.max_tokens,
-            request,
-            self.config.stream,
-        );
+    fn outgoing(&self, request: &ChatRequest, stream: bool) -> Outgoing {
+        let body = request_body(&self.config.model, self.config.max_tokens, request, stream);
         let mut headers = vec![("anthropic-version", API_VERSION.to_string())];
         // A proxy in front of a local model may want no key at all.
         if !self.config.api_key.0.is_empty() {
@@ -43,7 +38,7 @@ impl AnthropicProvider {
             url: self.transport.endpoint("/v1/messages"),
             headers,
             body: body.to_string().into_bytes(),
-            stream: self.config.stream,
+            stream,
         }
     }
 }
@@ -52,14 +47,15 @@ impl ChatModel for AnthropicProvider {
     fn complete<'a>(
         &'a self,
         request: &'a ChatRequest,
+        sink: StreamSink<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ProviderError>> {
         Box::pin(async move {
-            let outgoing = self.outgoing(request);
+            let build = |stream: bool| self.outgoing(request, stream);
             let decoders = Decoders {
                 body: decode_response,
                 stream: || Box::<AnthropicStream>::default(),
             };
-            self.transport.call(&outgoing, &decoders).await
+            self.transport.call(&build, &decoders, sink).await
         })
     }
 
@@ -71,9 +67,20 @@ impl ChatModel for AnthropicProvider {
     }
 }
 
+/// A prompt-cache breakpoint: everything up to and including the block that carries it
+/// may be served from the cache on the next request with the same prefix.
+fn cache_breakpoint() -> Value {
+    json!({"type": "ephemeral"})
+}
+
 /// The request JSON. Messages are content-block arrays so that consecutive turns of one
 /// role (tool results followed by a user note) merge into one: the API rejects two user
 /// turns in a row.
+///
+/// Three cache breakpoints (the API allows four): the system prompt, the last tool (the
+/// tools come before the system prompt in the cached prefix, so this covers both), and
+/// the last block of the conversation so far. The next step of the ask, and a follow-up,
+/// send the same prefix and read it from the cache.
 pub(crate) fn request_body(
     model: &str,
     max_tokens: u32,
@@ -124,6 +131,12 @@ pub(crate) fn request_body(
             _ => messages.push((role, blocks)),
         }
     }
+    if let Some(block) = messages
+        .last_mut()
+        .and_then(|(_, blocks)| blocks.last_mut())
+    {
+        block["cache_control"] = cache_breakpoint();
+    }
     let messages: Vec<Value> = messages
         .into_iter()
         .map(|(role, content)| json!({"role": role, "content": content}))
@@ -135,10 +148,14 @@ pub(crate) fn request_body(
         "stream": stream,
     });
     if !request.system.is_empty() {
-        body["system"] = Value::String(request.system.clone());
+        body["system"] = json!([{
+            "type": "text",
+            "text": request.system,
+            "cache_control": cache_breakpoint(),
+        }]);
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| {
@@ -149,6 +166,9 @@ pub(crate) fn request_body(
                 })
             })
             .collect();
+        if let Some(last) = tools.last_mut() {
+            last["cache_control"] = cache_breakpoint();
+        }
         body["tools"] = Value::Array(tools);
     }
     body
@@ -185,6 +205,42 @@ struct WireUsage {
     input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+}
+
+/// The three parts of Anthropic's input count, kept apart until the call ends because
+/// `message_delta` may update any of them.
+#[derive(Clone, Copy, Debug, Default)]
+struct InputParts {
+    uncached: u64,
+    cache_read: u64,
+    cache_creation: u64,
+}
+
+impl InputParts {
+    fn update(&mut self, usage: &WireUsage) {
+        if let Some(n) = usage.input_tokens {
+            self.uncached = n;
+        }
+        if let Some(n) = usage.cache_read_input_tokens {
+            self.cache_read = n;
+        }
+        if let Some(n) = usage.cache_creation_input_tokens {
+            self.cache_creation = n;
+        }
+    }
+
+    /// `input_tokens` counts only what was neither read from nor written to the cache.
+    fn usage(self, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens: self.uncached + self.cache_read + self.cache_creation,
+            output_tokens,
+            cached_input_tokens: self.cache_read,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -242,13 +298,12 @@ pub(crate) fn decode_response(body: &[u8]) -> Result<Decoded, ProviderError> {
         }
     }
     let finish = finish_reason(response.stop_reason.as_deref(), !turn.tool_calls.is_empty());
+    let mut input = InputParts::default();
+    input.update(&response.usage);
     Ok(Decoded {
         turn,
         finish,
-        usage: Usage {
-            input_tokens: response.usage.input_tokens.unwrap_or(0),
-            output_tokens: response.usage.output_tokens.unwrap_or(0),
-        },
+        usage: input.usage(response.usage.output_tokens.unwrap_or(0)),
     })
 }
 
@@ -298,6 +353,9 @@ enum WireDelta {
     InputJsonDelta {
         partial_json: String,
     },
+    ThinkingDelta {
+        thinking: String,
+    },
     #[serde(other)]
     Other,
 }
@@ -334,19 +392,20 @@ enum PartialBlock {
 pub(crate) struct AnthropicStream {
     blocks: BTreeMap<usize, PartialBlock>,
     stop_reason: Option<String>,
-    usage: Usage,
+    input: InputParts,
+    output_tokens: u64,
     has_output: bool,
     done: bool,
 }
 
 impl StreamDecoder for AnthropicStream {
-    fn feed(&mut self, event: &SseEvent) -> Result<(), StreamError> {
+    fn feed(&mut self, event: &SseEvent, sink: StreamSink<'_>) -> Result<(), StreamError> {
         let parsed: WireEvent = serde_json::from_str(&event.data)
             .map_err(|e| StreamError::Malformed(format!("stream event {:?}: {e}", event.event)))?;
         match parsed {
             WireEvent::MessageStart { message } => {
-                self.usage.input_tokens = message.usage.input_tokens.unwrap_or(0);
-                self.usage.output_tokens = message.usage.output_tokens.unwrap_or(0);
+                self.input.update(&message.usage);
+                self.output_tokens = message.usage.output_tokens.unwrap_or(0);
             }
             WireEvent::ContentBlockStart {
                 index,
@@ -354,11 +413,19 @@ impl StreamDecoder for AnthropicStream {
             } => {
                 let block = match content_block {
                     WireBlock::Text { text } => {
-                        self.has_output |= !text.is_empty();
+                        if !text.is_empty() {
+                            self.has_output = true;
+                            sink(StreamEvent::Text(&text));
+                        }
                         PartialBlock::Text(text)
                     }
                     WireBlock::ToolUse { id, name, input } => {
                         self.has_output = true;
+                        sink(StreamEvent::ToolCall {
+                            index,
+                            id: &id,
+                            name: &name,
+                        });
                         PartialBlock::ToolUse {
                             id,
                             name,
@@ -372,14 +439,27 @@ impl StreamDecoder for AnthropicStream {
             }
             WireEvent::ContentBlockDelta { index, delta } => {
                 match (self.blocks.get_mut(&index), delta) {
-                    (Some(PartialBlock::Text(text)), WireDelta::TextDelta { text: more }) => {
-                        self.has_output |= !more.is_empty();
+                    (Some(PartialBlock::Text(text)), WireDelta::TextDelta { text: more })
+                        if !more.is_empty() =>
+                    {
+                        self.has_output = true;
                         text.push_str(&more);
+                        sink(StreamEvent::Text(&more));
                     }
                     (
                         Some(PartialBlock::ToolUse { json, .. }),
                         WireDelta::InputJsonDelta { partial_json },
-                    ) => json.push_str(&partial_json),
+                    ) if !partial_json.is_empty() => {
+                        json.push_str(&partial_json);
+                        sink(StreamEvent::ToolArguments {
+                            index,
+                            fragment: &partial_json,
+                        });
+                    }
+                    (Some(_), WireDelta::ThinkingDelta { thinking }) if !thinking.is_empty() => {
+                        self.has_output = true;
+                        sink(StreamEvent::Reasoning(&thinking));
+                    }
                     (None, _) => {
                         return Err(StreamError::Malformed(format!(
                             "delta for block {index}, which never started"
@@ -393,13 +473,11 @@ impl StreamDecoder for AnthropicStream {
                 if delta.stop_reason.is_some() {
                     self.stop_reason = delta.stop_reason;
                 }
-                // `message_delta` carries the cumulative output count.
+                // `message_delta` carries the cumulative counts.
                 if let Some(output_tokens) = usage.output_tokens {
-                    self.usage.output_tokens = output_tokens;
+                    self.output_tokens = output_tokens;
                 }
-                if let Some(input_tokens) = usage.input_tokens {
-                    self.usage.input_tokens = input_tokens;
-                }
+                self.input.update(&usage);
             }
             WireEvent::MessageStop {} => self.done = true,
             WireEvent::Error { error } => {
@@ -450,7 +528,7 @@ impl StreamDecoder for AnthropicStream {
         Ok(Decoded {
             turn,
             finish,
-            usage: this.usage,
+            usage: this.input.usage(this.output_tokens),
         })
     }
 }
@@ -480,7 +558,8 @@ mod tests {
             decoded.usage,
             Usage {
                 input_tokens: 11,
-                output_tokens: 6
+                output_tokens: 6,
+                cached_input_tokens: 0,
             }
         );
     }
@@ -505,7 +584,8 @@ mod tests {
             decoded.usage,
             Usage {
                 input_tokens: 377,
-                output_tokens: 65
+                output_tokens: 65,
+                cached_input_tokens: 0,
             }
         );
     }
@@ -551,10 +631,13 @@ mod tests {
     }
 
     fn feed(stream: &mut AnthropicStream, data: &str) -> Result<(), StreamError> {
-        stream.feed(&SseEvent {
-            event: String::new(),
-            data: data.into(),
-        })
+        stream.feed(
+            &SseEvent {
+                event: String::new(),
+                data: data.into(),
+            },
+            &crate::providers::ignore_stream,
+        )
     }
 
     #[test]
@@ -600,6 +683,59 @@ mod tests {
         )
         .is_err());
         assert!(feed(&mut stream, "{not json").is_err());
+    }
+
+    #[test]
+    fn cache_counts_and_stream_events() {
+        let body = concat!(
+            "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":20,\"output_tokens\":1}}}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"answer\",\"input\":{}}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{}\"}}\n\n",
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":7}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        );
+        let seen = std::sync::Mutex::new(Vec::new());
+        let sink = |event: StreamEvent<'_>| seen.lock().unwrap().push(format!("{event:?}"));
+        let decoded = super::super::sse::decode_all_into(
+            body.as_bytes(),
+            Box::<AnthropicStream>::default(),
+            &sink,
+        )
+        .unwrap();
+        assert_eq!(
+            seen.into_inner().unwrap(),
+            [
+                r#"Reasoning("hm")"#,
+                r#"Text("Hi")"#,
+                r#"ToolCall { index: 2, id: "t", name: "answer" }"#,
+                r#"ToolArguments { index: 2, fragment: "{}" }"#,
+            ]
+        );
+        assert_eq!(
+            decoded.usage,
+            Usage {
+                input_tokens: 125,
+                output_tokens: 7,
+                cached_input_tokens: 100,
+            }
+        );
+        let whole = decode_response(
+            br#"{"content":[],"usage":{"input_tokens":3,"cache_read_input_tokens":40,"output_tokens":2}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            whole.usage,
+            Usage {
+                input_tokens: 43,
+                output_tokens: 2,
+                cached_input_tokens: 40,
+            }
+        );
     }
 
     #[test]
@@ -684,7 +820,7 @@ mod tests {
                 "model": "claude",
                 "max_tokens": 1024,
                 "stream": true,
-                "system": "be brief",
+                "system": [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}],
                 "messages": [
                     {"role": "user", "content": [
                         {"type": "text", "text": "where?"},
@@ -698,10 +834,10 @@ mod tests {
                     {"role": "user", "content": [
                         {"type": "tool_result", "tool_use_id": "c1", "content": "1\tfn main", "is_error": false},
                         {"type": "tool_result", "tool_use_id": "c2", "content": "Error: bad arguments", "is_error": true},
-                        {"type": "text", "text": "Answer now."},
+                        {"type": "text", "text": "Answer now.", "cache_control": {"type": "ephemeral"}},
                     ]},
                 ],
-                "tools": [{"name": "read_file", "description": "reads", "input_schema": {"type": "object"}}],
+                "tools": [{"name": "read_file", "description": "reads", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
             })
         );
     }

@@ -4,7 +4,17 @@
 //! Everything runs inside the future the caller awaits; nothing is spawned. Dropping that
 //! future drops the reqwest request or response, which closes the connection: that is
 //! how cancelling an ask reaches the provider.
+//!
+//! Streamed pieces go to the caller's sink as they are decoded, and an attempt that has
+//! sent anything to the sink is never rerun: a retry from scratch happens only while the
+//! caller has seen nothing of the reply, so it can never show text twice.
+//!
+//! An empty 200 stream (llama-cpp-python answers a streamed request with tools and
+//! `tool_choice` that way) is rerun once at once without streaming, and this transport
+//! stops streaming for good: the server has shown it cannot stream such requests, and
+//! a whole reply works.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, ACCEPT, CONTENT_TYPE};
@@ -12,7 +22,9 @@ use tokio::time::{timeout_at, Instant};
 
 use super::retry::{self, Failure};
 use super::sse::{SseEvent, SseParser, StreamDecoder, StreamError};
-use super::{ApiKey, ChatResponse, Decoded, ProviderConfig, ProviderError};
+use super::{
+    ApiKey, ChatResponse, Decoded, ProviderConfig, ProviderError, StreamEvent, StreamSink,
+};
 
 /// Longest excerpt of an error body kept in a message.
 const MAX_MESSAGE_CHARS: usize = 300;
@@ -39,6 +51,10 @@ pub(crate) struct Transport {
     api_key: ApiKey,
     request_timeout: Duration,
     max_retries: u32,
+    /// `stream` as configured.
+    stream: bool,
+    /// Set once the server answered a streamed request with an empty 200 body.
+    stream_disabled: AtomicBool,
 }
 
 /// A failed attempt: the error to report and what the retry policy should know of it.
@@ -54,10 +70,15 @@ enum FailureKind {
     Connect,
     TimeoutBeforeHeaders,
     TimeoutAfterHeaders,
-    Status { status: u16, body: String },
+    Status {
+        status: u16,
+        body: String,
+    },
     BrokenBeforeOutput,
     BrokenAfterOutput,
     Unusable,
+    /// A 200 whose streamed body held not one byte.
+    EmptyStream,
 }
 
 impl FailureKind {
@@ -73,6 +94,8 @@ impl FailureKind {
             FailureKind::BrokenBeforeOutput => Failure::BrokenBeforeOutput,
             FailureKind::BrokenAfterOutput => Failure::BrokenAfterOutput,
             FailureKind::Unusable => Failure::Unusable,
+            // Only ever retried by the fallback to a whole reply, never by the policy.
+            FailureKind::EmptyStream => Failure::Unusable,
         }
     }
 }
@@ -103,7 +126,14 @@ impl Transport {
             api_key: config.api_key.clone(),
             request_timeout: config.request_timeout,
             max_retries: config.max_retries,
+            stream: config.stream,
+            stream_disabled: AtomicBool::new(false),
         }
+    }
+
+    /// Whether the next call streams: as configured, unless the server showed it cannot.
+    pub fn streams(&self) -> bool {
+        self.stream && !self.stream_disabled.load(Ordering::Relaxed)
     }
 
     /// `{base_url}{path}`, with any trailing slash of the base dropped first.
@@ -111,23 +141,36 @@ impl Transport {
         format!("{}{}", self.base_url, path)
     }
 
-    /// Sends the request, retrying as the SDKs do, and decodes the reply.
+    /// Sends the request (`build(stream)` makes its body), retrying as the SDKs do, and
+    /// decodes the reply, reporting streamed pieces to `sink` as they arrive.
     pub async fn call(
         &self,
-        outgoing: &Outgoing,
+        build: &(dyn Fn(bool) -> Outgoing + Send + Sync),
         decoders: &Decoders,
+        sink: StreamSink<'_>,
     ) -> Result<ChatResponse, ProviderError> {
+        let mut outgoing = build(self.streams());
         let mut retries_done = 0;
+        let mut attempts = 0;
         loop {
-            match self.attempt(outgoing, decoders).await {
+            attempts += 1;
+            match self.attempt(&outgoing, decoders, sink).await {
                 Ok(decoded) => {
                     return Ok(ChatResponse {
                         turn: decoded.turn,
                         finish: decoded.finish,
                         usage: decoded.usage,
                         request_bytes: outgoing.body.len(),
-                        attempts: retries_done + 1,
+                        attempts,
                     })
+                }
+                Err(failed) if matches!(failed.kind, FailureKind::EmptyStream) => {
+                    tracing::warn!(
+                        "{} answered a streamed request with an empty body; asking again without streaming, and not streaming to it from now on",
+                        self.api_key.redact(&self.base_url)
+                    );
+                    self.stream_disabled.store(true, Ordering::Relaxed);
+                    outgoing = build(false);
                 }
                 Err(failed) => {
                     let error = self.redact_error(failed.error);
@@ -154,7 +197,12 @@ impl Transport {
         }
     }
 
-    async fn attempt(&self, outgoing: &Outgoing, decoders: &Decoders) -> AttemptResult {
+    async fn attempt(
+        &self,
+        outgoing: &Outgoing,
+        decoders: &Decoders,
+        sink: StreamSink<'_>,
+    ) -> AttemptResult {
         let client = self.client.as_ref().map_err(|reason| {
             AttemptError::new(FailureKind::Unusable, self.connect_error(reason.clone()))
         })?;
@@ -197,7 +245,7 @@ impl Transport {
             .is_some_and(|v| v.starts_with("application/json"));
         // Some OpenAI-compatible servers ignore `stream: true` and answer in one piece.
         if outgoing.stream && !is_json {
-            self.read_stream(response, deadline, decoders).await
+            self.read_stream(response, deadline, decoders, sink).await
         } else {
             self.read_whole(response, deadline, decoders).await
         }
@@ -225,6 +273,12 @@ impl Transport {
             }
             Ok(Ok(body)) => body,
         };
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(AttemptError::new(
+                FailureKind::Unusable,
+                ProviderError::Decode(format!("{} answered 200 with an empty body", self.base_url)),
+            ));
+        }
         (decoders.body)(&body).map_err(|e| AttemptError::new(FailureKind::Unusable, e))
     }
 
@@ -233,18 +287,28 @@ impl Transport {
         mut response: reqwest::Response,
         deadline: Instant,
         decoders: &Decoders,
+        sink: StreamSink<'_>,
     ) -> AttemptResult {
         let mut parser = SseParser::default();
         let mut decoder = (decoders.stream)();
+        // Whatever reached the sink makes this attempt final (see the file's comment).
+        let emitted = AtomicBool::new(false);
+        let tracking = |event: StreamEvent<'_>| {
+            emitted.store(true, Ordering::Relaxed);
+            sink(event);
+        };
+        let sink: StreamSink<'_> = &tracking;
+        let mut received_bytes = 0usize;
         let broken = |decoder: &dyn StreamDecoder, reason: String| {
-            let kind = if decoder.has_output() {
+            let kind = if decoder.has_output() || emitted.load(Ordering::Relaxed) {
                 FailureKind::BrokenAfterOutput
             } else {
                 FailureKind::BrokenBeforeOutput
             };
             AttemptError::new(kind, ProviderError::StreamCut(reason))
         };
-        let fed = |decoder: &mut Box<dyn StreamDecoder>, event: &SseEvent| match decoder.feed(event)
+        let fed = |decoder: &mut Box<dyn StreamDecoder>, event: &SseEvent| match decoder
+            .feed(event, sink)
         {
             Ok(()) => Ok(()),
             Err(StreamError::Malformed(reason)) => Err(AttemptError::new(
@@ -265,6 +329,7 @@ impl Transport {
                 Ok(Ok(None)) => break,
                 Ok(Ok(Some(chunk))) => chunk,
             };
+            received_bytes += chunk.len();
             for event in parser.push(&chunk) {
                 fed(&mut decoder, &event)?;
                 if decoder.is_complete() {
@@ -276,8 +341,17 @@ impl Transport {
                 }
             }
         }
+        if received_bytes == 0 {
+            return Err(AttemptError::new(
+                FailureKind::EmptyStream,
+                ProviderError::StreamCut(format!(
+                    "{} answered 200 with an empty stream; try `stream: false`",
+                    self.base_url
+                )),
+            ));
+        }
         if let Some(event) = parser.finish() {
-            match decoder.feed(&event) {
+            match decoder.feed(&event, sink) {
                 // A half-received last event is just the cut, reported below.
                 Ok(()) | Err(StreamError::Malformed(_)) => {}
                 Err(StreamError::Provider(reason)) => return Err(broken(decoder.as_ref(), reason)),

@@ -54,6 +54,7 @@ pub struct ProviderConfig {
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
     pub max_retries: u32,
+    /// The output limit sent with every request (`maxOutputTokens`).
     pub max_tokens: u32,
 }
 
@@ -109,19 +110,61 @@ pub enum FinishReason {
     /// The model finished its turn (no tool calls, or tool calls to run).
     Stop,
     ToolCalls,
-    /// Output was cut off (`finish_reason: length`, `stop_reason: max_tokens`): the turn's
-    /// tool calls must not be executed.
+    /// Output was cut off (`finish_reason: length`, `stop_reason: max_tokens`): of the
+    /// turn's tool calls only those whose arguments are complete JSON may run.
     Length,
     /// The model refused; the refusal text is in `turn.text`.
     Refusal,
     Other(String),
 }
 
+/// Token counts of one call as the provider reported them; what it does not report is 0.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
+    /// Every input token, those served from the prompt cache (and, for Anthropic, those
+    /// written to it) included.
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// The part of `input_tokens` the provider read from its prompt cache.
+    pub cached_input_tokens: u64,
 }
+
+impl Usage {
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
+    }
+}
+
+/// What a provider reports while a reply streams in, in the order it arrives. A
+/// non-streamed reply reports nothing; its turn arrives whole in the `ChatResponse`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamEvent<'a> {
+    /// Model text to append to the turn.
+    Text(&'a str),
+    /// Reasoning the provider streams apart from the text (Anthropic thinking,
+    /// `reasoning_content` of OpenAI-compatible servers); never part of the turn's text.
+    Reasoning(&'a str),
+    /// A tool call began. `index` identifies it within the turn (the wire's own index).
+    ToolCall {
+        index: usize,
+        id: &'a str,
+        name: &'a str,
+    },
+    /// The next fragment of that tool call's arguments (partial JSON).
+    ToolArguments { index: usize, fragment: &'a str },
+}
+
+/// Where a call's stream events go. Called synchronously while the reply is decoded: it
+/// must not block.
+///
+/// A call is retried from scratch only while nothing has gone to the sink yet (see
+/// `http.rs`), so what a sink received is never repeated by a rerun of the same call.
+pub type StreamSink<'a> = &'a (dyn Fn(StreamEvent<'_>) + Send + Sync);
+
+/// A sink for callers that do not stream.
+pub fn ignore_stream(_: StreamEvent<'_>) {}
 
 #[derive(Clone, Debug)]
 pub struct ChatResponse {
@@ -130,7 +173,7 @@ pub struct ChatResponse {
     pub usage: Usage,
     /// Bytes of the final (successful) request body, for measuring what an ask costs.
     pub request_bytes: usize,
-    /// How many attempts the call took (1 = no retry).
+    /// How many requests the call sent (1 = no retry).
     pub attempts: u32,
 }
 
@@ -154,9 +197,12 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// A chat model that can call tools. Dropping the returned future aborts the HTTP
 /// request (that is how cancellation reaches the connection).
 pub trait ChatModel: Send + Sync {
+    /// Sends one request and returns the whole turn; while a streamed reply arrives, its
+    /// text, reasoning and tool-call fragments go to `sink` as they are decoded.
     fn complete<'a>(
         &'a self,
         request: &'a ChatRequest,
+        sink: StreamSink<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ProviderError>>;
 
     /// e.g. `openai gpt-4.1-mini at http://127.0.0.1:4000/v1`, for logs and answers.
@@ -181,6 +227,9 @@ pub(crate) struct Decoded {
 
 pub mod anthropic;
 mod http;
+#[cfg(test)]
+mod local_servers;
+mod nullable;
 pub mod openai;
 mod retry;
 mod sse;

@@ -1,6 +1,10 @@
 //! The OpenAI Chat Completions wire format (`{base_url}/chat/completions`), spoken by
 //! OpenAI, Groq, Ollama, llama.cpp server, vLLM and LM Studio: request JSON, the whole
 //! reply, and the streamed reply.
+//!
+//! Local servers put `null` where OpenAI leaves a field out (`"tool_calls": null` in
+//! llama-cpp-python's first delta, `"content": null`, `"usage": null`…); every optional
+//! field here reads `null` as absent (`nullable.rs`).
 
 use std::collections::BTreeMap;
 
@@ -8,10 +12,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::http::{Decoders, Outgoing, Transport};
+use super::nullable;
 use super::sse::{SseEvent, StreamDecoder, StreamError};
 use super::{
     AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, FinishReason, Message,
-    ProviderConfig, ProviderError, ToolCall, Usage,
+    ProviderConfig, ProviderError, StreamEvent, StreamSink, ToolCall, Usage,
 };
 
 pub struct OpenAiProvider {
@@ -25,8 +30,12 @@ impl OpenAiProvider {
         OpenAiProvider { config, transport }
     }
 
-    fn outgoing(&self, request: &ChatRequest) -> Outgoing {
-        let body = request_body(&self.config.model, request, self.config.stream);
+    fn outgoing(&self, request: &ChatRequest, stream: bool) -> Outgoing {
+        let limit = OutputLimit {
+            field: limit_field(&self.config.base_url),
+            tokens: self.config.max_tokens,
+        };
+        let body = request_body(&self.config.model, limit, request, stream);
         let mut headers = Vec::new();
         // Local servers need no key; an empty `Bearer ` header would make some reject us.
         if !self.config.api_key.0.is_empty() {
@@ -36,7 +45,7 @@ impl OpenAiProvider {
             url: self.transport.endpoint("/chat/completions"),
             headers,
             body: body.to_string().into_bytes(),
-            stream: self.config.stream,
+            stream,
         }
     }
 }
@@ -45,14 +54,15 @@ impl ChatModel for OpenAiProvider {
     fn complete<'a>(
         &'a self,
         request: &'a ChatRequest,
+        sink: StreamSink<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ProviderError>> {
         Box::pin(async move {
-            let outgoing = self.outgoing(request);
+            let build = |stream: bool| self.outgoing(request, stream);
             let decoders = Decoders {
                 body: decode_response,
                 stream: || Box::<OpenAiStream>::default(),
             };
-            self.transport.call(&outgoing, &decoders).await
+            self.transport.call(&build, &decoders, sink).await
         })
     }
 
@@ -61,10 +71,41 @@ impl ChatModel for OpenAiProvider {
     }
 }
 
-/// The request JSON. `max_tokens` is deliberately not sent: OpenAI's reasoning models reject
-/// it (they want `max_completion_tokens`, which other servers do not know), and every
-/// server has a sensible default.
-pub(crate) fn request_body(model: &str, request: &ChatRequest, stream: bool) -> Value {
+/// The output limit and the name it goes by.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OutputLimit {
+    pub field: &'static str,
+    pub tokens: u32,
+}
+
+/// OpenAI itself wants `max_completion_tokens` (its reasoning models reject `max_tokens`);
+/// the other OpenAI-compatible servers (llama-server, llama-cpp-python, Ollama, vLLM,
+/// LM Studio, Groq) all read `max_tokens`, and several ignore the newer name.
+pub(crate) fn limit_field(base_url: &str) -> &'static str {
+    let host = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest)
+        .split(['/', ':', '?'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if host == "api.openai.com" {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    }
+}
+
+/// The request JSON. Keys serialize sorted (serde_json's map) and nothing in it depends on
+/// the time, so the system message and the tools are byte-identical on every call of an
+/// ask and its follow-ups, and the messages only grow at the end: that stable prefix is
+/// what OpenAI's and llama-server's prompt caches match on.
+pub(crate) fn request_body(
+    model: &str,
+    limit: OutputLimit,
+    request: &ChatRequest,
+    stream: bool,
+) -> Value {
     let mut messages = Vec::new();
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
@@ -73,12 +114,10 @@ pub(crate) fn request_body(model: &str, request: &ChatRequest, stream: bool) -> 
         match message {
             Message::User(text) => messages.push(json!({"role": "user", "content": text})),
             Message::Assistant(turn) => {
-                let content = if turn.text.is_empty() {
-                    Value::Null
-                } else {
-                    Value::String(turn.text.clone())
-                };
-                let mut assistant = json!({"role": "assistant", "content": content});
+                // Always a string, `""` when the turn only called tools: llama-cpp-python
+                // rejects both `null` and a missing `content` with a 500, and every other
+                // recorded server accepts `""`.
+                let mut assistant = json!({"role": "assistant", "content": turn.text});
                 // Several servers reject an empty `tool_calls` array, so it is left out.
                 if !turn.tool_calls.is_empty() {
                     let calls: Vec<Value> = turn
@@ -108,6 +147,7 @@ pub(crate) fn request_body(model: &str, request: &ChatRequest, stream: bool) -> 
         }
     }
     let mut body = json!({"model": model, "messages": messages, "stream": stream});
+    body[limit.field] = json!(limit.tokens);
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
             .tools
@@ -124,6 +164,8 @@ pub(crate) fn request_body(model: &str, request: &ChatRequest, stream: bool) -> 
             })
             .collect();
         body["tools"] = Value::Array(tools);
+        // The default, said out loud: llama-cpp-python never calls a tool without it.
+        body["tool_choice"] = json!("auto");
     }
     if stream {
         // Without this the stream carries no token counts.
@@ -132,24 +174,34 @@ pub(crate) fn request_body(model: &str, request: &ChatRequest, stream: bool) -> 
     body
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct WireUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable::or_default")]
     prompt_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable::or_default")]
     completion_tokens: u64,
+    #[serde(default, deserialize_with = "nullable::or_default")]
+    prompt_tokens_details: WirePromptDetails,
+}
+
+#[derive(Deserialize, Default)]
+struct WirePromptDetails {
+    #[serde(default, deserialize_with = "nullable::or_default")]
+    cached_tokens: u64,
 }
 
 impl From<WireUsage> for Usage {
     fn from(usage: WireUsage) -> Usage {
         Usage {
+            // `prompt_tokens` already counts the cached ones.
             input_tokens: usage.prompt_tokens,
             output_tokens: usage.completion_tokens,
+            cached_input_tokens: usage.prompt_tokens_details.cached_tokens,
         }
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct WireFunction {
     #[serde(default)]
     name: Option<String>,
@@ -160,7 +212,7 @@ struct WireFunction {
 
 #[derive(Deserialize)]
 struct WireResponse {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable::or_default")]
     choices: Vec<WireChoice>,
     #[serde(default)]
     usage: Option<WireUsage>,
@@ -168,18 +220,21 @@ struct WireResponse {
 
 #[derive(Deserialize)]
 struct WireChoice {
+    #[serde(default, deserialize_with = "nullable::or_default")]
     message: WireMessage,
     #[serde(default)]
     finish_reason: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// `function_call` (the pre-tools form, which llama-cpp-python sends beside
+/// `tool_calls`) is ignored: the same call is in `tool_calls`.
+#[derive(Deserialize, Default)]
 struct WireMessage {
     #[serde(default)]
     content: Option<String>,
     #[serde(default)]
     refusal: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable::or_default")]
     tool_calls: Vec<WireToolCall>,
 }
 
@@ -187,6 +242,7 @@ struct WireMessage {
 struct WireToolCall {
     #[serde(default)]
     id: Option<String>,
+    #[serde(default, deserialize_with = "nullable::or_default")]
     function: WireFunction,
 }
 
@@ -275,7 +331,7 @@ fn finish_turn(
 
 #[derive(Deserialize)]
 struct WireChunk {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable::or_default")]
     choices: Vec<WireChunkChoice>,
     #[serde(default)]
     usage: Option<WireUsage>,
@@ -286,7 +342,7 @@ struct WireChunk {
 
 #[derive(Deserialize)]
 struct WireChunkChoice {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "nullable::or_default")]
     index: u32,
     #[serde(default)]
     delta: Option<WireDelta>,
@@ -300,7 +356,13 @@ struct WireDelta {
     content: Option<String>,
     #[serde(default)]
     refusal: Option<String>,
+    /// Reasoning streamed apart from the text: `reasoning_content` (DeepSeek, vLLM,
+    /// llama-server), `reasoning` (Ollama, OpenRouter).
     #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+    #[serde(default, deserialize_with = "nullable::or_default")]
     tool_calls: Vec<WireToolCallDelta>,
 }
 
@@ -319,6 +381,8 @@ struct PartialCall {
     id: String,
     name: String,
     arguments: String,
+    /// Whether `StreamEvent::ToolCall` was sent (once the name is known).
+    announced: bool,
 }
 
 /// Accumulates a streamed turn. Tool calls are keyed by their `index`, because parallel
@@ -335,7 +399,7 @@ pub(crate) struct OpenAiStream {
 }
 
 impl StreamDecoder for OpenAiStream {
-    fn feed(&mut self, event: &SseEvent) -> Result<(), StreamError> {
+    fn feed(&mut self, event: &SseEvent, sink: StreamSink<'_>) -> Result<(), StreamError> {
         let data = event.data.trim();
         if data == "[DONE]" {
             self.done = true;
@@ -347,7 +411,7 @@ impl StreamDecoder for OpenAiStream {
         }
         let chunk: WireChunk = serde_json::from_str(data)
             .map_err(|e| StreamError::Malformed(format!("stream chunk: {e}")))?;
-        if let Some(error) = chunk.error {
+        if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
             let message = error
                 .get("message")
                 .and_then(Value::as_str)
@@ -363,7 +427,7 @@ impl StreamDecoder for OpenAiStream {
         // We never ask for `n > 1`; other choices would belong to other answers.
         for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
             if let Some(delta) = choice.delta {
-                self.apply(delta);
+                self.apply(delta, sink);
             }
             if choice.finish_reason.is_some() {
                 self.finish_reason = choice.finish_reason;
@@ -403,11 +467,21 @@ impl StreamDecoder for OpenAiStream {
 }
 
 impl OpenAiStream {
-    fn apply(&mut self, delta: WireDelta) {
+    fn apply(&mut self, delta: WireDelta, sink: StreamSink<'_>) {
         if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
             self.text.push_str(&text);
             self.has_output = true;
+            sink(StreamEvent::Text(&text));
         }
+        for reasoning in [delta.reasoning_content, delta.reasoning]
+            .into_iter()
+            .flatten()
+            .filter(|t| !t.is_empty())
+        {
+            self.has_output = true;
+            sink(StreamEvent::Reasoning(&reasoning));
+        }
+        // A refusal is not streamed as text: the agent reports it whole once the turn ends.
         if let Some(refusal) = delta.refusal.filter(|t| !t.is_empty()) {
             self.refusal.push_str(&refusal);
             self.has_output = true;
@@ -435,9 +509,22 @@ impl OpenAiStream {
                         partial.name = name;
                     }
                 }
-                partial
-                    .arguments
-                    .push_str(&arguments_text(function.arguments));
+                if !partial.announced && !partial.name.is_empty() {
+                    partial.announced = true;
+                    sink(StreamEvent::ToolCall {
+                        index,
+                        id: &partial.id,
+                        name: &partial.name,
+                    });
+                }
+                let fragment = arguments_text(function.arguments);
+                if !fragment.is_empty() {
+                    partial.arguments.push_str(&fragment);
+                    sink(StreamEvent::ToolArguments {
+                        index,
+                        fragment: &fragment,
+                    });
+                }
             }
             self.has_output = true;
         }
@@ -463,6 +550,7 @@ mod tests {
         Usage {
             input_tokens,
             output_tokens,
+            cached_input_tokens: 0,
         }
     }
 
@@ -567,10 +655,13 @@ mod tests {
         let mut stream = OpenAiStream::default();
         let feed = |stream: &mut OpenAiStream, data: &str| {
             stream
-                .feed(&SseEvent {
-                    event: String::new(),
-                    data: data.into(),
-                })
+                .feed(
+                    &SseEvent {
+                        event: String::new(),
+                        data: data.into(),
+                    },
+                    &crate::providers::ignore_stream,
+                )
                 .unwrap()
         };
         feed(
@@ -592,10 +683,13 @@ mod tests {
     #[test]
     fn error_chunk_is_a_provider_error() {
         let mut stream = OpenAiStream::default();
-        let result = stream.feed(&SseEvent {
-            event: String::new(),
-            data: r#"{"error":{"message":"overloaded"}}"#.into(),
-        });
+        let result = stream.feed(
+            &SseEvent {
+                event: String::new(),
+                data: r#"{"error":{"message":"overloaded"}}"#.into(),
+            },
+            &crate::providers::ignore_stream,
+        );
         assert_eq!(
             result,
             Err(StreamError::Provider(
@@ -685,17 +779,23 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
         };
-        let body = request_body("m", &request, true);
+        let limit = OutputLimit {
+            field: "max_tokens",
+            tokens: 300,
+        };
+        let body = request_body("m", limit, &request, true);
         assert_eq!(
             body,
             json!({
                 "model": "m",
                 "stream": true,
                 "stream_options": {"include_usage": true},
+                "max_tokens": 300,
+                "tool_choice": "auto",
                 "messages": [
                     {"role": "system", "content": "be brief"},
                     {"role": "user", "content": "where?"},
-                    {"role": "assistant", "content": null, "tool_calls": [
+                    {"role": "assistant", "content": "", "tool_calls": [
                         {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}}
                     ]},
                     {"role": "tool", "tool_call_id": "c1", "content": "1\tfn main"},
@@ -703,8 +803,107 @@ mod tests {
                 "tools": [{"type": "function", "function": {"name": "read_file", "description": "reads", "parameters": {"type": "object"}}}],
             })
         );
-        let plain = request_body("m", &request, false);
+        let plain = request_body("m", limit, &request, false);
         assert_eq!(plain["stream"], false);
         assert!(plain.get("stream_options").is_none());
+        let without_tools = ChatRequest {
+            tools: Vec::new(),
+            ..request
+        };
+        let body = request_body("m", limit, &without_tools, false);
+        assert!(body.get("tools").is_none() && body.get("tool_choice").is_none());
+    }
+
+    #[test]
+    fn output_limit_field_by_host() {
+        let cases = [
+            ("https://api.openai.com/v1", "max_completion_tokens"),
+            ("https://API.OpenAI.com:443/v1/", "max_completion_tokens"),
+            ("http://127.0.0.1:8080/v1", "max_tokens"),
+            ("https://api.groq.com/openai/v1", "max_tokens"),
+            ("https://api.openai.com.evil.example/v1", "max_tokens"),
+            ("http://localhost:11434/v1", "max_tokens"),
+        ];
+        for (url, field) in cases {
+            assert_eq!(limit_field(url), field, "{url}");
+        }
+    }
+
+    #[test]
+    fn the_prefix_is_byte_stable_across_calls() {
+        let tools = vec![ToolSpec {
+            name: "read_file".into(),
+            description: "reads".into(),
+            parameters: json!({"type": "object", "properties": {"b": {}, "a": {}}}),
+        }];
+        let first = ChatRequest {
+            system: "be brief".into(),
+            messages: vec![Message::User("where?".into())],
+            tools: tools.clone(),
+        };
+        let mut second = first.clone();
+        second.messages.push(Message::Assistant(AssistantTurn {
+            text: "Looking.".into(),
+            tool_calls: Vec::new(),
+        }));
+        second.messages.push(Message::User("and?".into()));
+        let limit = OutputLimit {
+            field: "max_tokens",
+            tokens: 10,
+        };
+        let one = request_body("m", limit, &first, true);
+        let two = request_body("m", limit, &second, true);
+        let text = |v: &Value| v.to_string();
+        assert_eq!(text(&one["tools"]), text(&two["tools"]));
+        let earlier = one["messages"].as_array().unwrap();
+        let later = two["messages"].as_array().unwrap();
+        for (a, b) in earlier.iter().zip(later) {
+            assert_eq!(text(a), text(b));
+        }
+        assert_eq!(
+            one.to_string(),
+            request_body("m", limit, &first, true).to_string()
+        );
+    }
+
+    #[test]
+    fn streamed_pieces_reach_the_sink_in_order() {
+        let body = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":null,\"function_call\":null}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"answer\",\"arguments\":\"{\\\"a\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":null}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":4}}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let seen = std::sync::Mutex::new(Vec::new());
+        let sink = |event: StreamEvent<'_>| seen.lock().unwrap().push(format!("{event:?}"));
+        let decoded = super::super::sse::decode_all_into(
+            body.as_bytes(),
+            Box::<OpenAiStream>::default(),
+            &sink,
+        )
+        .unwrap();
+        assert_eq!(
+            seen.into_inner().unwrap(),
+            [
+                r#"Reasoning("hm")"#,
+                r#"Text("Hi")"#,
+                r#"ToolCall { index: 0, id: "c", name: "answer" }"#,
+                r#"ToolArguments { index: 0, fragment: "{\"a" }"#,
+                r#"ToolArguments { index: 0, fragment: "\":1}" }"#,
+            ]
+        );
+        assert_eq!(decoded.turn.text, "Hi");
+        assert_eq!(decoded.turn.tool_calls[0].arguments, r#"{"a":1}"#);
+        assert_eq!(
+            decoded.usage,
+            Usage {
+                input_tokens: 9,
+                output_tokens: 2,
+                cached_input_tokens: 4
+            }
+        );
     }
 }

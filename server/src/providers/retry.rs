@@ -49,10 +49,24 @@ fn is_retryable_status(status: u16, body: &str) -> bool {
         429 => !body.contains("insufficient_quota"),
         // 408 request timeout, 409 lock conflict; 529 is Anthropic's "overloaded".
         408 | 409 | 529 => true,
-        // The SDKs retry every server error.
-        500..=599 => true,
+        // The SDKs retry every server error, except one whose body says the request itself
+        // failed validation: llama-cpp-python answers a message shape its schema rejects
+        // with a 500 carrying pydantic's "N validation errors", and the same request can
+        // never pass.
+        500..=599 => !is_validation_failure(body),
         _ => false,
     }
+}
+
+/// Whether an error body is pydantic's report of a request that failed validation
+/// (`"1 validation error for …"`, `"7 validation errors:"`), which is deterministic.
+fn is_validation_failure(body: &str) -> bool {
+    body.match_indices(" validation error").any(|(at, _)| {
+        body[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit())
+    })
 }
 
 /// How long to wait before retry number `retries_done + 1`: the server's `retry-after-ms`
@@ -192,6 +206,27 @@ mod tests {
                 Failure::Status {
                     status: 500,
                     body: "",
+                },
+                true,
+            ),
+            (
+                Failure::Status {
+                    status: 500,
+                    body: r#"{"error":{"message":"7 validation errors:\n  {'type': 'string_type'"}}"#,
+                },
+                false,
+            ),
+            (
+                Failure::Status {
+                    status: 500,
+                    body: "1 validation error for ChatCompletionRequest",
+                },
+                false,
+            ),
+            (
+                Failure::Status {
+                    status: 500,
+                    body: "the validation error log is full",
                 },
                 true,
             ),

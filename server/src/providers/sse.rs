@@ -1,7 +1,7 @@
 //! Server-sent events: splitting a streamed HTTP body into events, and the interface every
 //! vendor's stream decoder implements.
 
-use super::{Decoded, ProviderError};
+use super::{Decoded, ProviderError, StreamSink};
 
 /// One dispatched event: its `event:` name (empty when the server sent none) and its
 /// `data:` lines joined with `\n`.
@@ -122,11 +122,13 @@ pub(crate) enum StreamError {
     Provider(String),
 }
 
-/// A vendor's streaming decoder: fed events in order, it accumulates one assistant turn.
+/// A vendor's streaming decoder: fed events in order, it accumulates one assistant turn
+/// and reports each piece of it to the sink as it is decoded.
 pub(crate) trait StreamDecoder: Send {
-    fn feed(&mut self, event: &SseEvent) -> Result<(), StreamError>;
-    /// Whether any text or tool-call delta has been decoded; a stream that breaks after
-    /// that point cannot be retried without the caller seeing a half answer twice.
+    fn feed(&mut self, event: &SseEvent, sink: StreamSink<'_>) -> Result<(), StreamError>;
+    /// Whether any text, reasoning or tool-call delta has been decoded; a stream that
+    /// breaks after that point cannot be retried without the caller seeing a half answer
+    /// twice.
     fn has_output(&self) -> bool;
     /// Whether the format's end marker (`[DONE]`, `message_stop`) has arrived.
     fn is_complete(&self) -> bool;
@@ -137,14 +139,24 @@ pub(crate) trait StreamDecoder: Send {
 #[cfg(test)]
 pub(crate) fn decode_all(
     body: &[u8],
+    decoder: Box<dyn StreamDecoder>,
+) -> Result<Decoded, ProviderError> {
+    decode_all_into(body, decoder, &super::ignore_stream)
+}
+
+/// [`decode_all`], reporting the stream events to `sink`.
+#[cfg(test)]
+pub(crate) fn decode_all_into(
+    body: &[u8],
     mut decoder: Box<dyn StreamDecoder>,
+    sink: StreamSink<'_>,
 ) -> Result<Decoded, ProviderError> {
     let mut parser = SseParser::default();
     let mut events = parser.push(body);
     events.extend(parser.finish());
     for event in &events {
         decoder
-            .feed(event)
+            .feed(event, sink)
             .map_err(|e| ProviderError::Decode(format!("{e:?}")))?;
     }
     if !decoder.is_complete() {

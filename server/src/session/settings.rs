@@ -50,7 +50,15 @@ pub struct Settings {
     pub max_steps: u32,
     pub stream: bool,
     pub request_timeout_secs: u64,
+    /// The output limit of one model call (`maxOutputTokens`).
+    pub max_output_tokens: u32,
 }
+
+/// `maxOutputTokens` unless configured: enough for a long answer with citations, and a
+/// bound on a model that never stops (a tiny local model can run until the timeout).
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
+/// The largest `maxOutputTokens` accepted; no current model writes more in one reply.
+pub const MAX_OUTPUT_TOKENS_LIMIT: u64 = 1_000_000;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -62,6 +70,7 @@ impl Default for Settings {
             max_steps: 8,
             stream: true,
             request_timeout_secs: 120,
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
         }
     }
 }
@@ -88,6 +97,7 @@ impl Settings {
             ("maxSteps", "COPILOT_LS_MAX_STEPS"),
             ("stream", "COPILOT_LS_STREAM"),
             ("requestTimeoutSecs", "COPILOT_LS_TIMEOUT_SECS"),
+            ("maxOutputTokens", "COPILOT_LS_MAX_OUTPUT_TOKENS"),
         ];
         for (key, var) in pairs {
             if let Some(value) = env(var).filter(|v| !v.trim().is_empty()) {
@@ -163,6 +173,14 @@ impl Settings {
                         "requestTimeoutSecs must be a whole number of seconds from 1 to 3600, got {value}"
                     )),
                 },
+                "maxOutputTokens" => match as_u64(value) {
+                    Some(n) if (1..=MAX_OUTPUT_TOKENS_LIMIT).contains(&n) => {
+                        self.max_output_tokens = n as u32
+                    }
+                    _ => problems.push(format!(
+                        "maxOutputTokens must be a whole number of tokens from 1 to {MAX_OUTPUT_TOKENS_LIMIT}, got {value}"
+                    )),
+                },
                 other if CLIENT_KEYS.contains(&other) => {}
                 other => problems.push(format!("unknown setting {other:?} (ignored)")),
             }
@@ -213,7 +231,7 @@ impl Settings {
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             connect_timeout: Duration::from_secs(5),
             max_retries: 2,
-            max_tokens: 4096,
+            max_tokens: self.max_output_tokens,
         })
     }
 }
@@ -301,6 +319,36 @@ mod tests {
         assert!(s
             .apply(&json!({"server": {"path": "/x"}, "trace": {"server": "off"}}))
             .is_empty());
+    }
+
+    #[test]
+    fn max_output_tokens_from_every_source_and_validated() {
+        let (s, problems) = Settings::from_env(&env_of(&[]));
+        assert!(problems.is_empty());
+        assert_eq!(s.max_output_tokens, DEFAULT_MAX_OUTPUT_TOKENS);
+        let (mut s, problems) =
+            Settings::from_env(&env_of(&[("COPILOT_LS_MAX_OUTPUT_TOKENS", "300")]));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(s.max_output_tokens, 300);
+        assert!(s.apply(&json!({"maxOutputTokens": 8192})).is_empty());
+        assert_eq!(s.max_output_tokens, 8192);
+        for bad in [
+            json!(0),
+            json!(-5),
+            json!("lots"),
+            json!(1.5),
+            json!(2_000_000),
+        ] {
+            let problems = s.apply(&json!({ "maxOutputTokens": bad }));
+            assert_eq!(problems.len(), 1, "{bad}");
+            assert!(problems[0].contains("maxOutputTokens"), "{problems:?}");
+            assert_eq!(s.max_output_tokens, 8192, "{bad}");
+        }
+        let (_, problems) =
+            Settings::from_env(&env_of(&[("COPILOT_LS_MAX_OUTPUT_TOKENS", "none")]));
+        assert_eq!(problems.len(), 1);
+        s.apply(&json!({"provider": "openai"}));
+        assert_eq!(s.provider_config(&env_of(&[])).unwrap().max_tokens, 8192);
     }
 
     #[test]
