@@ -66,8 +66,9 @@ const STYLE = `
 `;
 
 // Runs in the webview. Sections arrive whole and replace their predecessor by id; the
-// time from a delta's arrival in the extension to its frame is kept in
-// body[data-delta-latencies] (the end-to-end test reads it).
+// time from a delta's arrival in the extension to its frame, and the part of it spent
+// before the extension posted it, are kept in body[data-delta-latencies] as
+// "total:extension" milliseconds (the end-to-end test reads them).
 const SCRIPT = `
   const vscode = acquireVsCodeApi();
   const thread = document.getElementById('answer');
@@ -105,7 +106,7 @@ const SCRIPT = `
     if (stick) window.scrollTo(0, document.body.scrollHeight);
     if (typeof m.arrivedAt === 'number') {
       requestAnimationFrame(() => {
-        latencies.push(Date.now() - m.arrivedAt);
+        latencies.push((Date.now() - m.arrivedAt) + ':' + (m.sentAt - m.arrivedAt));
         if (latencies.length > 1000) latencies.shift();
         document.body.dataset.deltaLatencies = latencies.join(',');
       });

@@ -76,7 +76,9 @@ export class AnswerView implements vscode.Disposable {
     }
     const running = this.store.thread.running;
     if (change.exchange) {
-      void webview.postMessage({ type: 'exchange', id: change.exchange.id, html: this.render(change.exchange), running, arrivedAt: change.arrivedAt });
+      const html = this.render(change.exchange);
+      // arrivedAt/sentAt let the page measure a delta's way to the screen (and our share).
+      void webview.postMessage({ type: 'exchange', id: change.exchange.id, html, running, arrivedAt: change.arrivedAt, sentAt: Date.now() });
     } else {
       const sections = this.store.thread.exchanges.map((e) => this.render(e));
       void webview.postMessage({ type: 'all', html: sections.length > 0 ? sections.join('\n') : EMPTY_THREAD, running });

@@ -22,7 +22,9 @@ export class AskActivity {
     return {
       update: (phase) => {
         const ask = this.running.get(id);
-        if (ask) {
+        // Every streamed delta updates the phase; only a change of wording is news (each
+        // status item update is a message to the workbench, competing with the text).
+        if (ask && phaseText(ask.phase) !== phaseText(phase)) {
           ask.phase = phase;
           this.changed();
         }

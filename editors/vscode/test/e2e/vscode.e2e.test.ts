@@ -33,6 +33,9 @@ const FOLLOW_UP = 'And where are its limits configured?';
 const OLD_TEXT = '    fn refill(&mut self) {\n';
 const NEW_TEXT = '    /// Adds the tokens earned since the last refill, up to capacity.\n    fn refill(&mut self) {\n';
 
+const STREAMED =
+  'Streaming answer: the bucket refills lazily, adding the elapsed time multiplied by the refill rate, ' +
+  'capped at its capacity, every time a request tries to take a token, so idle buckets cost nothing at all.';
 const CONFIG_OLD = '    pub port: u16,\n';
 const CONFIG_NEW = '    /// The port to listen on.\n    pub port: u16,\n';
 
@@ -79,6 +82,8 @@ const SCRIPT = {
     },
     { text: 'Follow-up answer: the limits come from `TOLLBOOTH_BURST` and `TOLLBOOTH_RPS` in src/config.rs:11.' },
     { text: 'Selection answer: `refill` adds the tokens earned since src/rate_limit.rs:37.' },
+    // A slow model: the answer streams word by word.
+    { text: STREAMED, chunk_delay_ms: 80 },
     { hang: true },
     { text: 'Second answer, while the first still runs.' },
     { status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' },
@@ -213,14 +218,24 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
 
   step('asks from the palette, shows each tool step, then the answer', async () => {
     await openFile(page, 'src/main.rs');
+    // The empty thread first (a webview takes seconds to load on a busy machine); asking
+    // from it still sends the editor the user was in.
+    await runCommand(page, 'copilot-ls: Show Last Answer');
+    await answerFrame(page).locator('#answer', { hasText: 'No answer yet' }).waitFor();
     await ask('copilot-ls: Ask', 'copilot-ls: Ask', QUESTION);
-    // The progress notification shows the server's $/progress report for the first tool.
-    await notification(page, 'search_code: TokenBucket').waitFor();
+    // The first tool step shows in the thread while the ask runs; the next model call is
+    // slow, and meanwhile the notification says it waits for the model (not the last step).
+    const running = answerFrame(page).locator('.exchange[data-state="running"]');
+    await running.locator('.step', { hasText: 'search_code' }).waitFor();
+    await notification(page, 'waiting for the model').waitFor();
     const answer = answerFrame(page).locator('#answer');
     await answer.getByText('Tokens are refilled lazily').waitFor({ timeout: 60_000 });
     await answer.locator('a', { hasText: 'src/rate_limit.rs:26-34' }).waitFor();
     await answer.getByText('Document refill').waitFor();
-    // The tool calls show as progress lines.
+    // The reasoning turn is collapsed under its tool calls, which show as progress lines.
+    const reasoning = answer.locator('details.reasoning', { hasText: 'Reading the bucket' });
+    await reasoning.waitFor();
+    assert.equal(await reasoning.getAttribute('open'), null, 'reasoning starts collapsed');
     await answer.locator('.step', { hasText: 'search_code' }).first().waitFor();
     // Code blocks are highlighted, with a copy button.
     await answer.locator('.code-block pre code .hljs-keyword', { hasText: 'fn' }).first().waitFor();
@@ -346,6 +361,22 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await answerFrame(page).locator('#question').waitFor();
   });
 
+  step('follows a citation to where its text moved after the edit', async () => {
+    // The edit above added a line at the top of config.rs: the server republished the
+    // citation's diagnostic one line down, and the thread's link follows it.
+    const link = answerFrame(page).locator('#answer a', { hasText: 'src/config.rs:13-19' });
+    await link.waitFor();
+    await link.click();
+    await page.locator('.tabs-container .tab.active[aria-label*="config.rs"]').first().waitFor();
+    await cursorAt(page, 13);
+    await runCommand(page, 'copilot-ls: Go to Citation');
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'src/config.rs:13-19' }).first();
+    await pick.waitFor();
+    await page.keyboard.press('Escape');
+    await runCommand(page, 'copilot-ls: Show Last Answer');
+    await answerFrame(page).locator('#question').waitFor();
+  });
+
   step('follows up from the thread\'s input box, in the same conversation and thread', async () => {
     const question = answerFrame(page).locator('#question');
     await question.fill(FOLLOW_UP);
@@ -397,11 +428,52 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     assert.ok(body.includes('fn refill(&mut self) {\\n        let now = Instant::now();'), 'the selected text is part of the context');
   });
 
+  step('streams the answer onto the screen before the reply arrives', async () => {
+    // Only this ask's deltas count (the view was open before it started).
+    // "total:extension" ms per delta: arrival in the extension to the frame showing it,
+    // and the part spent before the extension posted it to the view.
+    const measured = async () =>
+      ((await answerFrame(page).locator('body').getAttribute('data-delta-latencies')) ?? '')
+        .split(',')
+        .filter((x) => x !== '')
+        .map((x) => x.split(':').map(Number) as [number, number]);
+    const before = (await measured()).length;
+    await ask('copilot-ls: Ask', 'copilot-ls: Ask', 'How fast does it stream?');
+    const streaming = answerFrame(page).locator('.exchange[data-state="running"] .streaming');
+    await streaming.filter({ hasText: 'Streaming answer' }).waitFor({ timeout: 60_000 });
+    const texts = async () => (await streaming.allInnerTexts()).join('');
+    const first = (await texts()).length;
+    // Still running (no reply yet) and longer: the text grows as the deltas arrive.
+    await waitUntil('the streamed text to grow before the reply', async () => ((await texts()).length > first ? true : undefined));
+    const answer = answerFrame(page).locator('.exchange[data-state="answered"]', { hasText: 'How fast does it stream?' });
+    await answer.getByText('so idle buckets cost nothing at all.').waitFor({ timeout: 60_000 });
+    assert.equal(await answer.locator('.streaming').count(), 0, 'the reply replaced the streamed text');
+    const samples = (await measured()).slice(before);
+    const stats = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+      return { median: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1] };
+    };
+    const total = stats(samples.map((s) => s[0]));
+    const ours = stats(samples.map((s) => s[1]));
+    const report =
+      `delta arrival to frame: ${samples.length} deltas, median ${total.median} ms, p95 ${total.p95} ms, max ${total.max} ms ` +
+      `(in the extension before posting: median ${ours.median} ms, max ${ours.max} ms; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs)`;
+    writeFileSync(path.join(env.outDir, 'delta-latency.txt'), `${report}\n${samples.map((s) => s.join(':')).join(',')}\n`);
+    console.log(report);
+    assert.ok(samples.length >= 10, report);
+    // The target is 100 ms; on a loaded machine VS Code's own webview messaging takes most
+    // of it, so this only fails when deltas wait for something (the reply, a batch): the
+    // stream lasts about 3 s.
+    assert.ok(total.median < 1000, report);
+    assert.ok(ours.max < 100, report);
+  });
+
   step('stays busy while any ask runs: a second ask that finishes does not make it idle', async () => {
     await ask('copilot-ls: Ask', 'copilot-ls: Ask', 'Which ports does it listen on?');
     const progress = notification(page, 'Which ports does it listen on?');
     await progress.waitFor();
-    await waitUntil('the hanging provider call', () => requests().length === 6 || undefined);
+    await waitUntil('the hanging provider call', () => requests().length === 7 || undefined);
     // Its model call has not answered: the notification says so, not a tool step.
     await progress.getByText('waiting for the model').waitFor();
     await ask('copilot-ls: Ask', 'copilot-ls: Ask', 'What else is there?');
@@ -414,7 +486,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
   step('cancels from the progress notification without an error, then goes idle', async () => {
     const progress = notification(page, 'Which ports does it listen on?');
     await progress.waitFor();
-    assert.equal(requests().length, 7);
+    assert.equal(requests().length, 8);
     await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await progress.waitFor({ state: 'hidden' });
     await page.locator('.statusbar-item', { hasText: 'copilot-ls' }).first().locator('.codicon-comment-discussion').waitFor();
@@ -432,8 +504,8 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await error.waitFor({ timeout: 60_000 });
     // A cancelled ask would have shown its error before this one; -32800 is not an error.
     assert.equal(await errorNotification(page, /./).count(), 1, await page.locator('.notifications-toasts').innerText());
-    assert.equal(requests().length, 8, 'a 401 is not retried, the cancelled call is not repeated');
-    assert.equal((requests()[7].body as { model?: string }).model, 'fake-2', 'didChangeConfiguration reached the server');
+    assert.equal(requests().length, 9, 'a 401 is not retried, the cancelled call is not repeated');
+    assert.equal((requests()[8].body as { model?: string }).model, 'fake-2', 'didChangeConfiguration reached the server');
     await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor').waitFor();
     const search = page.locator('.settings-editor .suggest-input-container .view-lines');

@@ -108,8 +108,9 @@ describe('AskActivity', () => {
     quick.end();
     assert.equal(activity.count, 1, 'the finished ask does not end the other');
     hanging.update({ kind: 'writing' });
+    hanging.update({ kind: 'writing' });
     hanging.end();
     assert.equal(activity.count, 0);
-    assert.equal(changes, 6);
+    assert.equal(changes, 6, 'the same wording twice is one change');
   });
 });
