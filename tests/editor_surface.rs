@@ -190,6 +190,12 @@ fn a_proposed_edit_becomes_a_quick_fix_whose_edit_yields_exactly_the_expected_te
         e.code_actions(&uri, 5).is_empty(),
         "an applied edit is not offered again"
     );
+    // Undone: the text is back as it was, and the edit is still not offered.
+    e.change(&uri, 3, json!([{"text": text}]));
+    assert!(
+        e.code_actions(&uri, 4).is_empty(),
+        "an applied edit is not offered again after an undo"
+    );
     let (status, _, _) = e.client.shutdown();
     assert!(status.success());
     assert_eq!(

@@ -8,6 +8,7 @@
 //! disk: proposed edits are returned, not applied.
 
 mod answer_stream;
+mod call_ids;
 mod citations;
 mod context;
 pub mod events;
@@ -171,6 +172,7 @@ impl Agent<'_> {
             stats.usage.add(&response.usage);
             stats.retries += response.attempts.saturating_sub(1);
             let mut turn = response.turn;
+            call_ids::make_unique(&mut turn.tool_calls, &messages);
             let length_cut = response.finish == FinishReason::Length;
             tracing::debug!(call_number, calls = turn.tool_calls.len(), finish = ?response.finish, "model turn");
 

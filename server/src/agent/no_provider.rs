@@ -5,6 +5,7 @@ use super::citations::{check, CitedLines};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
 use crate::index::RetrievalHit;
 use crate::text::PositionEncoding;
+use crate::tools::redact::redact;
 use crate::workspace::Workspace;
 
 /// Places listed in a no-provider answer.
@@ -17,6 +18,11 @@ pub fn answer(workspace: &Workspace, input: &AskInput, encoding: PositionEncodin
     );
     let mut citations = Vec::new();
     for hit in input.context.iter().take(PLACES) {
+        // The excerpts and labels show file text: secrets redacted as in tool output.
+        let hit = &RetrievalHit {
+            text: redact(&hit.text).into_owned(),
+            ..hit.clone()
+        };
         let label = hit
             .symbol
             .clone()

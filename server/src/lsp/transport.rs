@@ -361,6 +361,50 @@ fn not_a_message(body: &[u8]) -> String {
     }
 }
 
+/// What the input holds next, frame by frame.
+#[derive(Debug, PartialEq)]
+pub enum Event {
+    /// A message (never [`Incoming::Unusable`]) and its body.
+    Message(BytesMut, Incoming),
+    /// A frame that gets one error reply with `id: null` (already logged).
+    Unusable { code: ErrorCode, reason: String },
+}
+
+/// The input side without I/O: frames cut by the [`Splitter`], bodies judged by
+/// [`classify`], recovery after a body that is not JSON.
+#[derive(Debug, Default)]
+pub struct Reader {
+    splitter: Splitter,
+}
+
+impl Reader {
+    /// The next event in `buf` (consuming it), or `None` when more bytes are needed.
+    pub fn next(&mut self, buf: &mut BytesMut) -> Option<Event> {
+        let body = match self.splitter.next(buf)? {
+            Frame::Body(body) => body,
+            Frame::BadHeaders(reason) => {
+                tracing::warn!("unusable frame: {reason}");
+                let code = ErrorCode::ParseError;
+                return Some(Event::Unusable { code, reason });
+            }
+        };
+        match classify(&body) {
+            Incoming::Unusable {
+                code,
+                reason,
+                resync,
+            } => {
+                tracing::warn!(length = body.len(), "unusable frame: {reason}");
+                if resync {
+                    self.splitter.after_bad_body();
+                }
+                Some(Event::Unusable { code, reason })
+            }
+            incoming => Some(Event::Message(body, incoming)),
+        }
+    }
+}
+
 /// A whole frame around a body, as written to either side.
 pub fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
@@ -449,60 +493,40 @@ async fn read_input<R: AsyncRead + Unpin>(
     shutdown_requested: &mut bool,
 ) -> Ending {
     let mut buf = BytesMut::with_capacity(64 << 10);
-    let mut splitter = Splitter::default();
+    let mut reader = Reader::default();
     loop {
-        while let Some(frame) = splitter.next(&mut buf) {
-            let body = match frame {
-                Frame::Body(body) => body,
-                Frame::BadHeaders(reason) => {
-                    tracing::warn!("unusable frame: {reason}");
-                    let reply = error_reply(Id::Null, ErrorCode::ParseError, reason);
+        while let Some(event) = reader.next(&mut buf) {
+            let (body, incoming) = match event {
+                Event::Message(body, incoming) => (body, incoming),
+                Event::Unusable { code, reason } => {
+                    let reply = error_reply(Id::Null, code, reason);
                     if to_client.send(reply).await.is_err() {
                         return Ending::OutputClosed;
                     }
                     continue;
                 }
             };
-            let reply = match classify(&body) {
-                Incoming::Forward => None,
-                Incoming::Shutdown => {
-                    *shutdown_requested = true;
-                    None
-                }
+            match incoming {
                 Incoming::Exit => return Ending::Exit,
                 Incoming::DollarRequest(id) => {
                     tracing::debug!("no handler for this `$/` request: -32601");
                     let message = "method not found".to_string();
-                    Some(error_reply(id, ErrorCode::MethodNotFound, message))
-                }
-                Incoming::Unusable {
-                    code,
-                    reason,
-                    resync,
-                } => {
-                    tracing::warn!(length = body.len(), "unusable frame: {reason}");
-                    if resync {
-                        splitter.after_bad_body();
-                    }
-                    Some(error_reply(Id::Null, code, reason))
-                }
-            };
-            match reply {
-                Some(reply) => {
+                    let reply = error_reply(id, ErrorCode::MethodNotFound, message);
                     if to_client.send(reply).await.is_err() {
                         return Ending::OutputClosed;
                     }
+                    continue;
                 }
-                None => {
-                    let header = format!("Content-Length: {}\r\n\r\n", body.len());
-                    let sent = async {
-                        to_service.write_all(header.as_bytes()).await?;
-                        to_service.write_all(&body).await
-                    };
-                    if sent.await.is_err() {
-                        return Ending::ServiceEnded;
-                    }
-                }
+                Incoming::Shutdown => *shutdown_requested = true,
+                Incoming::Forward | Incoming::Unusable { .. } => {}
+            }
+            let header = format!("Content-Length: {}\r\n\r\n", body.len());
+            let sent = async {
+                to_service.write_all(header.as_bytes()).await?;
+                to_service.write_all(&body).await
+            };
+            if sent.await.is_err() {
+                return Ending::ServiceEnded;
             }
         }
         match input.read_buf(&mut buf).await {

@@ -12,6 +12,7 @@ pub mod list_open_buffers;
 pub mod propose_edit;
 pub mod read_file;
 pub mod read_open_buffer;
+pub mod redact;
 pub mod schemas;
 pub mod search_code;
 
@@ -97,7 +98,12 @@ pub fn run(name: &str, arguments: &str, workspace: &Workspace) -> ToolOutput {
         )),
         _ => Err(ToolError::UnknownTool(name.to_string(), names().join(", "))),
     };
-    result.unwrap_or_else(|error| ToolOutput::error(&error))
+    let mut output = result.unwrap_or_else(|error| ToolOutput::error(&error));
+    // The one place tool output is made: secrets in files never go further.
+    if let std::borrow::Cow::Owned(redacted) = redact::redact(&output.text) {
+        output.text = redacted;
+    }
+    output
 }
 
 /// Parses the `answer` tool's arguments.
