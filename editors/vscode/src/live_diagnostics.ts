@@ -20,12 +20,17 @@ export function ourDiagnostics(uri: vscode.Uri): OurDiagnostic[] {
       continue;
     }
     // vscode-languageclient keeps the LSP `data` on the diagnostics it converts.
-    const data = (d as { data?: { editId?: unknown } }).data;
+    const data = (d as { data?: { editId?: unknown; citation?: unknown; line?: unknown; endLine?: unknown } }).data;
+    const citation =
+      typeof data?.citation === 'number' && typeof data.line === 'number' && typeof data.endLine === 'number'
+        ? { index: data.citation, line: data.line, endLine: data.endLine }
+        : undefined;
     out.push({
       code,
       line: d.range.start.line,
       message: d.message,
       editId: typeof data?.editId === 'string' ? data.editId : undefined,
+      citation,
     });
   }
   return out;

@@ -14,6 +14,8 @@ export interface OurDiagnostic {
   line: number;
   message: string;
   editId?: string;
+  /** A citation's `data`: its index in the AskResult and the 1-based lines it covers now. */
+  citation?: { index: number; line: number; endLine: number };
 }
 
 export type Placement =
@@ -67,35 +69,44 @@ export class LivePositions {
 
   /**
    * Takes the current diagnostics of one document; true when a placement changed.
-   * Citations are matched to citation diagnostics in order, by message (the note, or the
-   * question when there is none): the server publishes them in citation order and only
-   * ever drops some, so an order-keeping match pairs each with its own.
+   * A citation diagnostic names its citation and lines in `data`. Without that (an older
+   * server), citations are matched to citation diagnostics in order, by message (the
+   * note, or the question when there is none): the server publishes them in citation
+   * order and only ever drops some, so an order-keeping match pairs each with its own.
    */
   update(uri: string, diagnostics: OurDiagnostic[]): boolean {
     const key = this.normalize(uri);
     let changed = false;
     const cited = diagnostics.filter((d) => d.code === 'citation');
+    const byIndex = new Map<number, { line: number; endLine: number }>();
+    for (const d of cited) {
+      if (d.citation) byIndex.set(d.citation.index, d.citation);
+    }
+    const withData = byIndex.size > 0;
     let next = 0;
     this.result.citations.forEach((c, index) => {
       if (this.normalize(c.uri) !== key || !c.verified) {
         return;
       }
-      const message = c.note ?? this.question;
-      const span = Math.max(c.line, c.endLine) - c.line;
-      let found = -1;
-      for (let i = next; i < cited.length; i++) {
-        if (cited[i].message === message) {
-          found = i;
-          break;
+      let now: { line: number; endLine: number } | undefined;
+      if (withData) {
+        now = byIndex.get(index);
+      } else {
+        const message = c.note ?? this.question;
+        const span = Math.max(c.line, c.endLine) - c.line;
+        for (let i = next; i < cited.length; i++) {
+          if (cited[i].message === message) {
+            next = i + 1;
+            now = { line: cited[i].line + 1, endLine: cited[i].line + 1 + span };
+            break;
+          }
         }
       }
       const before = this.citations[index];
       let after: Placement;
-      if (found >= 0) {
-        next = found + 1;
+      if (now) {
         this.seenCitations.add(index);
-        const line = cited[found].line + 1;
-        after = { kind: 'followed', location: { uri: c.uri, line, endLine: line + span } };
+        after = { kind: 'followed', location: { uri: c.uri, line: now.line, endLine: Math.max(now.line, now.endLine) } };
       } else if (this.seenCitations.has(index)) {
         after = { kind: 'gone', location: before.location };
       } else {

@@ -54,6 +54,14 @@ const SCRIPT = {
   ],
 };
 
+/** A citation diagnostic's `data` (its index in the AskResult and its 1-based lines now). */
+function citationData(data: unknown): { index: number; line: number; endLine: number } | undefined {
+  const d = data as { citation?: unknown; line?: unknown; endLine?: unknown } | undefined;
+  return typeof d?.citation === 'number' && typeof d.line === 'number' && typeof d.endLine === 'number'
+    ? { index: d.citation, line: d.line, endLine: d.endLine }
+    : undefined;
+}
+
 let conn: ProtocolConnection;
 let child: ChildProcess;
 let work: string;
@@ -237,9 +245,11 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
         line: d.range.start.line,
         message: String(d.message),
         editId: (d.data as { editId?: string } | undefined)?.editId,
+        citation: citationData(d.data),
       })),
     );
     const index = result.citations.findIndex((c) => c.path === 'src/rate_limit.rs' && c.line === 26);
+    assert.deepEqual(citationData(moved.find((d) => d.code === 'citation')?.data), { index, line: 27, endLine: 35 });
     assert.deepEqual(positions.citation(index), { kind: 'followed', location: { uri: rateLimitUri, line: 27, endLine: 35 } });
     // The suggested edit (before `fn refill`, line 35) moved down with it.
     assert.deepEqual(positions.edit(editId), { kind: 'followed', location: { uri: rateLimitUri, line: 36, endLine: 36 } });

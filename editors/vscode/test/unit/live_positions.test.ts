@@ -44,6 +44,18 @@ describe('LivePositions', () => {
     assert.equal(p.citation(1)?.location.line, 50);
   });
 
+  it('takes the citation and its lines from the diagnostic\'s data when the server sends it', () => {
+    const p = new LivePositions(result(), 'How?');
+    // Out of order, and a citation that now covers one line more: data wins over messages.
+    const data = (index: number, line: number, endLine: number): OurDiagnostic => ({ code: 'citation', line: line - 1, message: 'How?', citation: { index, line, endLine } });
+    p.update(RL, [data(2, 70, 70), data(0, 30, 39)]);
+    assert.deepEqual(p.citation(0)?.location, { uri: RL, line: 30, endLine: 39 });
+    assert.equal(p.citation(1)?.kind, 'original', 'not published: unseen');
+    assert.deepEqual(p.citation(2)?.location, { uri: RL, line: 70, endLine: 70 });
+    p.update(RL, [data(0, 30, 39)]);
+    assert.equal(p.citation(2)?.kind, 'gone');
+  });
+
   it('ignores other documents and other diagnostics', () => {
     const p = new LivePositions(result(), 'How?', (u) => u.toLowerCase());
     assert.deepEqual(p.uris(), [RL.toLowerCase()]);
