@@ -86,6 +86,7 @@ const SCRIPT = {
     { text: STREAMED, chunk_delay_ms: 80 },
     { hang: true },
     { text: 'Second answer, while the first still runs.' },
+    { hang: true },
     { status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' },
   ],
 };
@@ -492,6 +493,20 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await page.locator('.statusbar-item', { hasText: 'copilot-ls' }).first().locator('.codicon-comment-discussion').waitFor();
   });
 
+  step('stops a question typed into the thread with its Stop button', async () => {
+    const question = answerFrame(page).locator('#question');
+    await question.fill('Will this be stopped?');
+    await question.press('Enter');
+    const running = answerFrame(page).locator('.exchange[data-state="running"]', { hasText: 'Will this be stopped?' });
+    await running.waitFor();
+    await waitUntil('the hanging provider call', () => requests().length === 9 || undefined);
+    const stop = answerFrame(page).locator('#stop');
+    await stop.click();
+    await answerFrame(page).locator('.exchange[data-state="cancelled"]', { hasText: 'Will this be stopped?' }).getByText('Cancelled.').waitFor();
+    await stop.waitFor({ state: 'hidden' });
+    await page.locator('.statusbar-item', { hasText: 'copilot-ls' }).first().locator('.codicon-comment-discussion').waitFor();
+  });
+
   step('sends a changed setting to the running server', async () => {
     mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
     writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot.model': 'fake-2' }));
@@ -504,8 +519,8 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await error.waitFor({ timeout: 60_000 });
     // A cancelled ask would have shown its error before this one; -32800 is not an error.
     assert.equal(await errorNotification(page, /./).count(), 1, await page.locator('.notifications-toasts').innerText());
-    assert.equal(requests().length, 9, 'a 401 is not retried, the cancelled call is not repeated');
-    assert.equal((requests()[8].body as { model?: string }).model, 'fake-2', 'didChangeConfiguration reached the server');
+    assert.equal(requests().length, 10, 'a 401 is not retried, the cancelled calls are not repeated');
+    assert.equal((requests()[9].body as { model?: string }).model, 'fake-2', 'didChangeConfiguration reached the server');
     await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor').waitFor();
     const search = page.locator('.settings-editor .suggest-input-container .view-lines');
