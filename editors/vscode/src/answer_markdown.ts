@@ -1,9 +1,10 @@
-// Turns an AskResult into what the answer view shows: one markdown document in which
-// every citation (and every `path:line` mention of a cited file in the answer text) is a
-// link to that file and line. Pure: markdown-it runs in plain Node, so tests can check
-// the HTML without VS Code.
+// Turns an AskResult's answer into markdown and HTML in which every citation (and every
+// `path:line` mention of a cited file in the answer text) is a link to that file and
+// line. Pure: markdown-it runs in plain Node, so tests can check the HTML without VS Code.
 
 import MarkdownIt from 'markdown-it';
+import { highlightCode } from './highlight';
+import type { Placement } from './live_positions';
 import type { AskResult, Citation, SuggestedEdit } from './protocol';
 
 /** A place in a file, lines 1-based and inclusive, as people count them. */
@@ -73,14 +74,22 @@ const STOP_NOTES: Record<string, string | undefined> = {
 };
 
 /** Escapes text that goes inside a markdown link label or list item verbatim. */
-function escapeMarkdown(text: string): string {
+export function escapeMarkdown(text: string): string {
   return text.replace(/([\\`*_[\]<>#|])/g, '\\$1');
 }
 
-/** The whole answer as one markdown document: question, answer, citations, edits, steps. */
-export function answerMarkdown(question: string, result: AskResult): string {
+/** Where the citations and edits of an answer are now (live_positions.ts), if known. */
+export interface PlacementLookup {
+  citation(index: number): Placement | undefined;
+  edit(id: string): Placement | undefined;
+}
+
+/**
+ * The answer part of a reply as markdown: why it stopped early (if it did), the answer,
+ * and its citations, each linked to where the cited text is now.
+ */
+export function answerMarkdown(result: AskResult, placements?: PlacementLookup): string {
   const out: string[] = [];
-  out.push(`### ${escapeMarkdown(question)}`, '');
   const note = STOP_NOTES[result.stopReason];
   if (note) {
     out.push(`> ${note}`, '');
@@ -90,29 +99,19 @@ export function answerMarkdown(question: string, result: AskResult): string {
   if (result.citations.length > 0) {
     out.push('#### Citations', '');
     result.citations.forEach((c, i) => {
-      const label = escapeMarkdown(citationLabel(c));
-      const text = c.verified ? `[${label}](${locationHref(citationLocation(c))})` : `${label} _(not found in the workspace)_`;
+      const placement = placements?.citation(i);
+      const loc = placement?.location ?? citationLocation(c);
+      const label = escapeMarkdown(citationLabel({ path: c.path, line: loc.line, endLine: loc.endLine }));
+      let text: string;
+      if (!c.verified) {
+        text = `${label} _(not found in the workspace)_`;
+      } else if (placement?.kind === 'gone') {
+        text = `[${label}](${locationHref(loc)}) _(the cited text has changed since)_`;
+      } else {
+        text = `[${label}](${locationHref(loc)})`;
+      }
       const noteText = c.note ? ` — ${escapeMarkdown(c.note)}` : '';
       out.push(`${i + 1}. ${text}${noteText}`);
-    });
-    out.push('');
-  }
-
-  if (result.edits.length > 0) {
-    out.push('#### Suggested edits', '');
-    for (const e of result.edits) {
-      const loc = editLocation(e);
-      out.push(`- **${escapeMarkdown(e.title)}** in [${escapeMarkdown(`${e.path}:${loc.line}`)}](${locationHref(loc)})`);
-    }
-    out.push('', '_Apply them from the lightbulb (Quick Fix) in the file; VS Code shows a preview first._', '');
-  }
-
-  if (result.steps.length > 0) {
-    out.push('#### Steps', '');
-    result.steps.forEach((s, i) => {
-      const mark = s.ok ? '' : ' _(failed)_';
-      const summary = s.summary ? ` — ${escapeMarkdown(s.summary)}` : '';
-      out.push(`${i + 1}. \`${s.tool}\`${mark}${summary}`);
     });
     out.push('');
   }
@@ -201,14 +200,28 @@ export function linkablePaths(result: AskResult): Map<string, string> {
   return map;
 }
 
-/** The answer as HTML (no raw HTML from the model gets through). */
-export function renderAnswerHtml(question: string, result: AskResult): string {
-  const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
+/**
+ * The markdown renderer of the view: no raw HTML from the model gets through, mentions
+ * of `uriOfPath`'s files become location links, and fenced code is highlighted and gets
+ * a copy button.
+ */
+export function createMarkdown(uriOfPath: Map<string, string> = new Map()): InstanceType<typeof MarkdownIt> {
+  const md: InstanceType<typeof MarkdownIt> = new MarkdownIt({
+    html: false,
+    linkify: false,
+    breaks: false,
+    highlight: (code, lang) => highlightCode(code, lang) ?? '',
+  });
   // markdown-it refuses file: links by default; ours are the point of the view. Script
   // schemes stay refused, and the view opens nothing but locations and http(s) links.
   md.validateLink = (url: string) => !/^\s*(javascript|vbscript|data):/i.test(url);
-  mentionLinks(md, linkablePaths(result));
-  return md.render(answerMarkdown(question, result));
+  const fence = md.renderer.rules.fence;
+  md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+    const inner = fence ? fence(tokens, idx, options, env, self) : self.renderToken(tokens, idx, options);
+    return `<div class="code-block"><button class="copy" type="button" title="Copy the code">Copy</button>${inner}</div>\n`;
+  };
+  mentionLinks(md, uriOfPath);
+  return md;
 }
 
 /** What a click on a link in the view should do. */

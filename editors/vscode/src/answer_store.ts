@@ -1,44 +1,99 @@
-// The last answer and the conversation it belongs to: what "Follow Up", "Show Last
-// Answer", the citation tree and "Go to Citation" read. Pure, with plain listeners.
+// The current thread and where its last answer's citations and edits are now: what the
+// answer view, "Follow Up", the citation tree and "Go to Citation" read. Pure, with plain
+// listeners.
 
+import { editLocation, type Location } from './answer_markdown';
+import { newConversationId } from './ask_params';
+import { LivePositions } from './live_positions';
 import type { AskResult } from './protocol';
+import { Thread, type Exchange } from './thread';
 
 export interface Answer {
   question: string;
   result: AskResult;
 }
 
+/** What changed: one exchange (the view re-renders only it), or everything. */
+export interface StoreChange {
+  exchange?: Exchange;
+  /** When the `$/progress` that caused the change arrived (Date.now()), if one did. */
+  arrivedAt?: number;
+}
+
 export class AnswerStore {
-  private last: Answer | undefined;
-  private readonly listeners = new Set<(answer: Answer | undefined) => void>();
+  private current_ = new Thread(newConversationId());
+  private positions_: LivePositions | undefined;
+  private readonly listeners = new Set<(change: StoreChange) => void>();
 
+  /** `normalize` maps URIs to the form diagnostics are keyed by (see LivePositions). */
+  constructor(private readonly normalize: (uri: string) => string = (u) => u) {}
+
+  get thread(): Thread {
+    return this.current_;
+  }
+
+  /** The last answer of the thread (the one whose diagnostics the server publishes). */
   get current(): Answer | undefined {
-    return this.last;
+    const last = this.current_.lastAnswered;
+    return last?.result ? { question: last.question, result: last.result } : undefined;
   }
 
-  /** The conversation a follow-up continues, if there was an answer. */
+  get positions(): LivePositions | undefined {
+    return this.positions_;
+  }
+
+  /** The conversation the thread continues. */
   get conversationId(): string | undefined {
-    return this.last?.result.conversationId;
+    return this.current_.conversationId;
   }
 
-  set(question: string, result: AskResult): void {
-    this.last = { question, result };
-    this.emit();
+  /** Starts a new conversation; the old thread's running asks no longer show. */
+  newThread(): Thread {
+    this.current_ = new Thread(newConversationId());
+    this.positions_ = undefined;
+    this.emit({});
+    return this.current_;
+  }
+
+  /** Tells the listeners that `exchange` changed (ignored when it left the thread). */
+  changed(exchange: Exchange, arrivedAt?: number): void {
+    if (this.current_.has(exchange)) {
+      this.emit({ exchange, arrivedAt });
+    }
+  }
+
+  /** Settles `exchange` with its reply; its citations become the ones followed. */
+  complete(thread: Thread, exchange: Exchange, result: AskResult): void {
+    thread.complete(exchange, result);
+    if (thread !== this.current_) {
+      return;
+    }
+    const edits = new Map<string, Location>(result.edits.map((e) => [e.id, editLocation(e)]));
+    this.positions_ = new LivePositions(result, exchange.question, this.normalize, edits);
+    // The earlier exchanges lose their Apply buttons and followed links: re-render all.
+    this.emit({});
+  }
+
+  /** Re-renders the last answer after its placements moved. */
+  placementsChanged(): void {
+    const last = this.current_.lastAnswered;
+    if (last) {
+      this.emit({ exchange: last });
+    }
   }
 
   clear(): void {
-    this.last = undefined;
-    this.emit();
+    this.newThread();
   }
 
-  onDidChange(listener: (answer: Answer | undefined) => void): { dispose(): void } {
+  onDidChange(listener: (change: StoreChange) => void): { dispose(): void } {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };
   }
 
-  private emit(): void {
+  private emit(change: StoreChange): void {
     for (const l of this.listeners) {
-      l(this.last);
+      l(change);
     }
   }
 }

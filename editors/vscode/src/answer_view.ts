@@ -1,52 +1,126 @@
-// The answer view: a webview panel that shows the rendered answer. Links are handled by
-// the extension, not the webview, so citations open in an editor at the cited line.
+// The answer view: a webview panel holding the conversation as a thread. Sections are
+// rendered here (thread_render.ts) and posted whole as they change, so the streamed text
+// shows as it arrives. Links, Copy, Apply and the questions typed at the bottom come back
+// as messages and are handled by the extension, not the webview.
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { classifyLink, renderAnswerHtml } from './answer_markdown';
-import type { Answer } from './answer_store';
+import { classifyLink } from './answer_markdown';
+import { answerPage, EMPTY_THREAD } from './answer_page';
+import type { AnswerStore, StoreChange } from './answer_store';
+import { applySuggestedEdit } from './apply_edit';
 import { openLocation } from './open_location';
+import type { Exchange } from './thread';
+import { renderExchange } from './thread_render';
 
 export class AnswerView implements vscode.Disposable {
   public static readonly viewType = 'copilot.answer';
   private panel: vscode.WebviewPanel | undefined;
+  private readonly asked = new vscode.EventEmitter<string>();
+  /** Questions typed into the thread's input box. */
+  readonly onAsk = this.asked.event;
+  private readonly stops = new Map<Exchange, () => void>();
+  private readonly subs: vscode.Disposable[] = [];
 
-  /** Shows `answer` (or an empty state), creating the panel beside the editor if needed. */
-  show(answer: Answer | undefined, preserveFocus = true): void {
-    if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel(
-        AnswerView.viewType,
-        'Copilot Answer',
-        { viewColumn: vscode.ViewColumn.Beside, preserveFocus },
-        // No local resources: everything the page needs is inlined.
-        { enableScripts: true, enableFindWidget: true, localResourceRoots: [] },
-      );
-      this.panel.onDidDispose(() => {
-        this.panel = undefined;
-      });
-      this.panel.webview.onDidReceiveMessage((msg: unknown) => this.onMessage(msg));
-    } else {
-      this.panel.reveal(undefined, preserveFocus);
-    }
-    this.panel.title = answer ? 'Copilot Answer' : 'Copilot';
-    this.panel.webview.html = this.html(this.panel.webview, answer);
+  constructor(
+    private readonly store: AnswerStore,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    const sub = store.onDidChange((change) => this.update(change));
+    this.subs.push({ dispose: () => sub.dispose() }, this.asked);
   }
 
-  /** Empties the view if it is open; it stays where the user put it. */
-  clear(): void {
+  /** Calls `stop` when the user presses Stop while `exchange` runs. */
+  onStop(exchange: Exchange, stop: () => void): vscode.Disposable {
+    this.stops.set(exchange, stop);
+    return { dispose: () => this.stops.delete(exchange) };
+  }
+
+  /** Shows the thread, creating the panel beside the editor if needed. */
+  show(preserveFocus = true): void {
     if (this.panel) {
-      this.panel.webview.html = this.html(this.panel.webview, undefined);
+      this.panel.reveal(undefined, preserveFocus);
+      return;
+    }
+    this.panel = vscode.window.createWebviewPanel(
+      AnswerView.viewType,
+      'copilot-ls',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus },
+      // No local resources: everything the page needs is inlined. The thread is kept
+      // while the tab is in the background so a long answer keeps streaming into it.
+      { enableScripts: true, enableFindWidget: true, localResourceRoots: [], retainContextWhenHidden: true },
+    );
+    this.panel.onDidDispose(() => {
+      this.panel = undefined;
+    });
+    this.panel.webview.onDidReceiveMessage((msg: unknown) => this.onMessage(msg));
+    const nonce = randomBytes(16).toString('base64');
+    this.panel.webview.html = answerPage({
+      nonce,
+      cspSource: this.panel.webview.cspSource,
+      sections: this.store.thread.exchanges.map((e) => this.render(e)),
+      running: this.store.thread.running,
+    });
+  }
+
+  private render(exchange: Exchange): string {
+    const last = this.store.thread.lastAnswered;
+    const isLast = exchange === last;
+    return renderExchange(exchange, { placements: isLast ? this.store.positions : undefined, editsApplicable: isLast });
+  }
+
+  private update(change: StoreChange): void {
+    const webview = this.panel?.webview;
+    if (!webview) {
+      return;
+    }
+    const running = this.store.thread.running;
+    if (change.exchange) {
+      const html = this.render(change.exchange);
+      // arrivedAt/sentAt let the page measure a delta's way to the screen (and our share).
+      void webview.postMessage({ type: 'exchange', id: change.exchange.id, html, running, arrivedAt: change.arrivedAt, sentAt: Date.now() });
+    } else {
+      const sections = this.store.thread.exchanges.map((e) => this.render(e));
+      void webview.postMessage({ type: 'all', html: sections.length > 0 ? sections.join('\n') : EMPTY_THREAD, running });
     }
   }
 
   private onMessage(msg: unknown): void {
-    const m = msg as { type?: unknown; href?: unknown };
-    if (m.type !== 'open' || typeof m.href !== 'string') {
-      return;
+    const m = (typeof msg === 'object' && msg !== null ? msg : {}) as Record<string, unknown>;
+    switch (m.type) {
+      case 'open':
+        if (typeof m.href === 'string') this.open(m.href);
+        break;
+      case 'ask':
+        if (typeof m.question === 'string' && m.question.trim() !== '') this.asked.fire(m.question);
+        break;
+      case 'stop':
+        for (const [exchange, stop] of this.stops) {
+          if (this.store.thread.has(exchange)) stop();
+        }
+        break;
+      case 'new':
+        this.store.newThread();
+        break;
+      case 'copy':
+        if (typeof m.text === 'string') {
+          const text = m.text;
+          void vscode.env.clipboard.writeText(text).then(() => {
+            this.log.info(`copied a code block (${text.length} characters)`);
+            void vscode.window.setStatusBarMessage('copilot-ls: code copied', 2000);
+          });
+        }
+        break;
+      case 'apply':
+        this.apply(m.exchange, m.edit);
+        break;
     }
-    const target = classifyLink(m.href);
+  }
+
+  private open(href: string): void {
+    const target = classifyLink(href);
     if (target.kind === 'location') {
-      // Open the file in the other column so the answer stays visible.
+      // Open the file in the other column so the thread stays visible.
       const column = this.panel?.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
       void openLocation(target.location, column);
     } else if (target.kind === 'external') {
@@ -54,50 +128,18 @@ export class AnswerView implements vscode.Disposable {
     }
   }
 
-  private html(webview: vscode.Webview, answer: Answer | undefined): string {
-    const nonce = randomBytes(16).toString('base64');
-    const body = answer
-      ? renderAnswerHtml(answer.question, answer.result)
-      : '<p class="empty">No answer. Run <b>Copilot: Ask</b> (Ctrl+Alt+/).</p>';
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource} 'unsafe-inline'; script-src 'nonce-${nonce}';">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<style>
-  body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); line-height: 1.5; padding: 0 16px 16px; }
-  a { color: var(--vscode-textLink-foreground); cursor: pointer; }
-  a:hover { color: var(--vscode-textLink-activeForeground); }
-  code { font-family: var(--vscode-editor-font-family); background: var(--vscode-textCodeBlock-background); padding: 0 3px; border-radius: 3px; }
-  pre { background: var(--vscode-textCodeBlock-background); padding: 8px; overflow-x: auto; }
-  pre code { padding: 0; }
-  blockquote { margin: 0; padding: 2px 12px; border-left: 4px solid var(--vscode-textBlockQuote-border); background: var(--vscode-textBlockQuote-background); }
-  h3 { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 4px; }
-  .empty { opacity: 0.7; }
-</style>
-</head>
-<body>
-<main id="answer">${body}</main>
-<script nonce="${nonce}">
-  const vscode = acquireVsCodeApi();
-  // A press on a link must not focus the webview: the workbench hears of that focus
-  // asynchronously and could take it back from the editor the link opens.
-  document.addEventListener('mousedown', (event) => {
-    if (event.target instanceof Element && event.target.closest('a[href]')) event.preventDefault();
-  });
-  document.addEventListener('click', (event) => {
-    const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
-    if (!link) return;
-    event.preventDefault();
-    vscode.postMessage({ type: 'open', href: link.getAttribute('href') });
-  });
-</script>
-</body>
-</html>`;
+  private apply(exchangeId: unknown, editId: unknown): void {
+    const exchange = this.store.thread.exchanges.find((e) => e.id === exchangeId);
+    const edit = exchange?.result?.edits.find((e) => e.id === editId);
+    if (!exchange || !edit || exchange !== this.store.thread.lastAnswered) {
+      void vscode.window.showInformationMessage('copilot-ls: only the latest answer\'s edits can be applied.');
+      return;
+    }
+    void applySuggestedEdit(edit, this.log);
   }
 
   dispose(): void {
     this.panel?.dispose();
+    for (const s of this.subs) s.dispose();
   }
 }

@@ -17,6 +17,7 @@ export interface AskRequest {
   conversationId?: string;
   editor?: EditorContext;
   workDoneToken?: string;
+  partialResultToken?: string;
 }
 
 export function newConversationId(): string {
@@ -47,6 +48,9 @@ export function buildAskParams(req: AskRequest): AskParams | undefined {
   }
   if (req.workDoneToken !== undefined) {
     params.workDoneToken = req.workDoneToken;
+  }
+  if (req.partialResultToken !== undefined) {
+    params.partialResultToken = req.partialResultToken;
   }
   return params;
 }

@@ -1,5 +1,6 @@
-// The "Copilot Citations" tree in the Explorer and the "Go to Citation" quick pick: both
-// list the last answer's citations and suggested edits, and open them on selection.
+// The "copilot-ls Citations" tree in the Explorer and the "Go to Citation" quick pick:
+// both list the last answer's citations and suggested edits where they are now, and open
+// them on selection.
 
 import * as vscode from 'vscode';
 import type { Location } from './answer_markdown';
@@ -13,12 +14,17 @@ class CitationsProvider implements vscode.TreeDataProvider<CitationEntry> {
   readonly onDidChangeTreeData = this.changed.event;
 
   constructor(private readonly store: AnswerStore) {
-    store.onDidChange(() => this.changed.fire());
+    // Not on every streamed delta: only when an answer arrives or its places move.
+    store.onDidChange((change) => {
+      if (!change.exchange || change.exchange === store.thread.lastAnswered) {
+        this.changed.fire();
+      }
+    });
   }
 
   getChildren(element?: CitationEntry): CitationEntry[] {
     const answer = this.store.current;
-    return element || !answer ? [] : citationEntries(answer.result);
+    return element || !answer ? [] : citationEntries(answer.result, this.store.positions);
   }
 
   getTreeItem(entry: CitationEntry): vscode.TreeItem {
@@ -47,9 +53,9 @@ export function createCitationsTree(store: AnswerStore): vscode.Disposable {
 
 export async function pickCitation(store: AnswerStore): Promise<Location | undefined> {
   const answer = store.current;
-  const entries = answer ? citationEntries(answer.result).filter((e) => e.location) : [];
+  const entries = answer ? citationEntries(answer.result, store.positions).filter((e) => e.location) : [];
   if (entries.length === 0) {
-    void vscode.window.showInformationMessage('Copilot: the last answer has no citations. Run "Copilot: Ask" first.');
+    void vscode.window.showInformationMessage('copilot-ls: the last answer has no citations. Run "copilot-ls: Ask" first.');
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
@@ -58,7 +64,7 @@ export async function pickCitation(store: AnswerStore): Promise<Location | undef
       description: e.description,
       location: e.location,
     })),
-    { title: 'Copilot: Go to Citation', placeHolder: answer?.question, matchOnDescription: true },
+    { title: 'copilot-ls: Go to Citation', placeHolder: answer?.question, matchOnDescription: true },
   );
   return picked?.location;
 }

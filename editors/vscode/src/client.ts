@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest,
   LanguageClient,
+  ProgressType,
   RevealOutputChannelOn,
   State,
   WorkDoneProgress,
@@ -16,10 +17,12 @@ import {
 import { currentServerSettings, watchSettings } from './configuration';
 import { openSettingsAction } from './errors';
 import type { WorkDoneValue } from './progress_report';
-import { ASK_METHOD, CLEAR_COMMAND, ErrorCode, type AskParams, type AskResult, type Range } from './protocol';
+import { ASK_METHOD, CLEAR_COMMAND, ErrorCode, type AskDelta, type AskParams, type AskResult, type Range } from './protocol';
 import { resolveServer } from './server';
 import { serverLogLevel } from './server_log';
 import type { StatusItem } from './status';
+
+const ASK_DELTA = new ProgressType<AskDelta>();
 
 export class CopilotClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -88,7 +91,7 @@ export class CopilotClient implements vscode.Disposable {
         stderr: (input, channel) => forwardLines(input, (line) => channel[serverLogLevel(line)](line)),
       },
     };
-    const client = new LanguageClient('copilot', 'Copilot', { run, debug: run }, clientOptions);
+    const client = new LanguageClient('copilot', 'copilot-ls', { run, debug: run }, clientOptions);
     this.client = client;
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
@@ -105,7 +108,7 @@ export class CopilotClient implements vscode.Disposable {
       this.status.set({ state: 'stopped', reason: `copilot-ls at ${server.path} failed to start.` });
       const action = openSettingsAction('copilot.server.path');
       const picked = await vscode.window.showErrorMessage(
-        `Copilot: the server at ${server.path} (from ${server.source}) failed to start. See the Copilot output for details.`,
+        `copilot-ls: the server at ${server.path} (from ${server.source}) failed to start. See the copilot-ls output for details.`,
         action.label,
       );
       if (picked === action.label) {
@@ -162,18 +165,30 @@ export class CopilotClient implements vscode.Disposable {
 
   /**
    * Sends copilot/ask. Cancelling `token` sends `$/cancelRequest`; the server then
-   * answers -32800, which callers treat as a quiet outcome.
+   * answers -32800, which callers treat as a quiet outcome. Reports on the workDoneToken
+   * go to `onWork`, AskDeltas on the partialResultToken to `onDelta`.
    */
-  async ask(params: AskParams, token: vscode.CancellationToken, onProgress: (value: WorkDoneValue) => void): Promise<AskResult> {
+  async ask(
+    params: AskParams,
+    token: vscode.CancellationToken,
+    onWork: (value: WorkDoneValue) => void,
+    onDelta: (delta: AskDelta) => void,
+  ): Promise<AskResult> {
     const client = await this.ready();
-    const sub =
+    const subs = [
       params.workDoneToken !== undefined
-        ? client.onProgress(WorkDoneProgress.type, params.workDoneToken, (value) => onProgress(value as WorkDoneValue))
-        : undefined;
+        ? client.onProgress(WorkDoneProgress.type, params.workDoneToken, (value) => onWork(value as WorkDoneValue))
+        : undefined,
+      params.partialResultToken !== undefined
+        ? client.onProgress(ASK_DELTA, params.partialResultToken, (value) => onDelta(value))
+        : undefined,
+    ];
     try {
       return await client.sendRequest<AskResult>(ASK_METHOD, params, token);
     } finally {
-      sub?.dispose();
+      for (const sub of subs) {
+        sub?.dispose();
+      }
     }
   }
 

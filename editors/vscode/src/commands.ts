@@ -1,28 +1,42 @@
 // The palette commands: Ask, Ask About Selection, Follow Up, Clear Answers, Show Last
-// Answer, Go to Citation, Restart Server.
+// Answer, Go to Citation, Restart Server; and the questions typed into the thread.
 
 import * as vscode from 'vscode';
 import type { Location } from './answer_markdown';
 import type { AnswerStore } from './answer_store';
-import type { AnswerView } from './answer_view';
-import { buildAskParams, DEFAULT_SELECTION_QUESTION, type EditorContext } from './ask_params';
+import { DEFAULT_SELECTION_QUESTION, type EditorContext } from './ask_params';
+import { runAsk, type AskDeps } from './ask_flow';
 import { OPEN_CITATION_COMMAND, pickCitation } from './citations_tree';
 import type { CopilotClient } from './client';
-import { showAskError } from './error_notification';
 import { openLocation } from './open_location';
-import { withAskProgress } from './progress';
 import { shortQuestion } from './progress_report';
-import type { StatusItem } from './status';
 
-export interface CommandDeps {
-  client: CopilotClient;
-  store: AnswerStore;
-  view: AnswerView;
-  log: vscode.LogOutputChannel;
-  status: StatusItem;
-}
+export type CommandDeps = AskDeps;
 
 type AskMode = 'ask' | 'selection' | 'followUp';
+
+/** The last text editor the user was in: the answer view taking focus must not lose it. */
+class LastEditor implements vscode.Disposable {
+  private editor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
+  private readonly sub = vscode.window.onDidChangeActiveTextEditor((e) => {
+    if (e) {
+      this.editor = e;
+    }
+  });
+
+  get current(): vscode.TextEditor | undefined {
+    const active = vscode.window.activeTextEditor;
+    if (active) {
+      return active;
+    }
+    // Still open? A closed editor's document is no context.
+    return this.editor && vscode.window.visibleTextEditors.includes(this.editor) ? this.editor : undefined;
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+  }
+}
 
 function editorContext(client: CopilotClient, editor: vscode.TextEditor | undefined): EditorContext | undefined {
   if (!editor) {
@@ -36,13 +50,13 @@ function editorContext(client: CopilotClient, editor: vscode.TextEditor | undefi
 }
 
 async function promptQuestion(mode: AskMode, store: AnswerStore): Promise<string | undefined> {
-  const last = store.current?.question;
+  const last = store.thread.exchanges[store.thread.exchanges.length - 1]?.question;
   const title =
     mode === 'selection'
-      ? 'Copilot: Ask About Selection'
+      ? 'copilot-ls: Ask About Selection'
       : mode === 'followUp' && last
-        ? `Copilot: Follow Up on "${shortQuestion(last, 50)}"`
-        : 'Copilot: Ask';
+        ? `copilot-ls: Follow Up on "${shortQuestion(last, 50)}"`
+        : 'copilot-ls: Ask';
   const answer = await vscode.window.showInputBox({
     title,
     prompt: mode === 'selection' ? 'Question about the selected code (Enter alone: explain it)' : 'Question about this codebase',
@@ -58,57 +72,38 @@ async function promptQuestion(mode: AskMode, store: AnswerStore): Promise<string
   return answer;
 }
 
-async function ask(deps: CommandDeps, mode: AskMode): Promise<void> {
-  const { client, store, view, log, status } = deps;
+async function ask(deps: CommandDeps, editors: LastEditor, mode: AskMode): Promise<void> {
+  const { client, store } = deps;
   // Read the editor before the input box takes focus.
-  const editor = vscode.window.activeTextEditor;
+  const editor = editors.current;
   if (mode === 'selection' && (!editor || editor.selection.isEmpty)) {
-    void vscode.window.showWarningMessage('Copilot: select some code first, then run "Ask About Selection".');
+    void vscode.window.showWarningMessage('copilot-ls: select some code first, then run "Ask About Selection".');
     return;
   }
-  const conversationId = mode === 'followUp' ? store.conversationId : undefined;
-  if (mode === 'followUp' && !conversationId) {
-    void vscode.window.showInformationMessage('Copilot: no earlier answer to follow up on; this starts a new conversation.');
+  if (mode === 'followUp' && store.thread.exchanges.length === 0) {
+    void vscode.window.showInformationMessage('copilot-ls: no earlier answer to follow up on; this starts a new conversation.');
   }
   const question = await promptQuestion(mode, store);
   if (question === undefined) {
     return;
   }
-  status.set({ state: 'asking', question: shortQuestion(question) });
-  try {
-    await withAskProgress(question, async (progress) => {
-      const params = buildAskParams({
-        question,
-        conversationId,
-        editor: editorContext(client, editor),
-        workDoneToken: progress.workDoneToken,
-      });
-      if (!params) {
-        return;
-      }
-      log.info(`ask: ${JSON.stringify({ ...params, question: shortQuestion(params.question) })}`);
-      const result = await client.ask(params, progress.token, progress.onProgress);
-      log.info(`answer: ${result.stopReason}, ${result.citations.length} citations, ${result.edits.length} edits, ${result.steps.length} steps`);
-      store.set(question, result);
-      view.show(store.current);
-    });
-  } catch (err) {
-    // Not awaited: the notification waits for a click, the status should not.
-    void showAskError(err, log);
-  } finally {
-    status.idle();
-  }
+  // Ask and Ask About Selection start a new conversation; Follow Up continues the thread.
+  const thread = mode === 'followUp' ? store.thread : store.newThread();
+  await runAsk(deps, thread, question, editorContext(client, editor));
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { client, store, view, log } = deps;
+  const editors = new LastEditor();
   return [
-    vscode.commands.registerCommand('copilot.askQuestion', () => ask(deps, 'ask')),
-    vscode.commands.registerCommand('copilot.askAboutSelection', () => ask(deps, 'selection')),
-    vscode.commands.registerCommand('copilot.followUp', () => ask(deps, 'followUp')),
+    editors,
+    // A question typed into the thread's input box continues that thread.
+    view.onAsk((question) => void runAsk(deps, store.thread, question, editorContext(client, editors.current))),
+    vscode.commands.registerCommand('copilot.askQuestion', () => ask(deps, editors, 'ask')),
+    vscode.commands.registerCommand('copilot.askAboutSelection', () => ask(deps, editors, 'selection')),
+    vscode.commands.registerCommand('copilot.followUp', () => ask(deps, editors, 'followUp')),
     vscode.commands.registerCommand('copilot.clearAnswers', async () => {
       store.clear();
-      view.clear();
       try {
         await client.clear();
       } catch (err) {
@@ -116,10 +111,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
     }),
     vscode.commands.registerCommand('copilot.showLastAnswer', () => {
-      if (!store.current) {
-        void vscode.window.showInformationMessage('Copilot: no answer yet. Run "Copilot: Ask" first.');
+      if (store.thread.exchanges.length === 0) {
+        void vscode.window.showInformationMessage('copilot-ls: no answer yet. Run "copilot-ls: Ask" first.');
       }
-      view.show(store.current, false);
+      view.show(false);
     }),
     vscode.commands.registerCommand('copilot.goToCitation', async () => {
       const location = await pickCitation(store);
@@ -129,8 +124,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand(OPEN_CITATION_COMMAND, (location: Location) => openLocation(location)),
     vscode.commands.registerCommand('copilot.restartServer', async () => {
+      // restart() resolves the binary again, so a changed copilot.server.path is used.
       if (await client.restart()) {
-        void vscode.window.showInformationMessage('Copilot: server restarted.');
+        void vscode.window.showInformationMessage('copilot-ls: server restarted.');
       }
     }),
   ];

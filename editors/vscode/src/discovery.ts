@@ -78,7 +78,8 @@ export function findServer(input: DiscoveryInput): Discovery {
     ok: false,
     message:
       'The copilot-ls server was not found: not in the extension, not on PATH. ' +
-      'Build it (`cargo build --release` in the copilot-ls repository) and set copilot.server.path to target/release/copilot-ls, ' +
+      // Notifications are plain text: no backticks or other markdown.
+      'Build it ("cargo build --release" in the copilot-ls repository) and set copilot.server.path to its target/release/copilot-ls, ' +
       'or put copilot-ls on PATH, or set COPILOT_LS_PATH.',
   };
 }

@@ -56,27 +56,27 @@ export function describeAskError(err: unknown): ErrorReport {
     case ErrorCode.RequestFailed:
       return {
         kind: 'error',
-        message: `Copilot: ${raw}`,
+        message: `copilot-ls: ${raw}`,
         actions: [openSettingsAction(settingForFailure(raw))],
       };
     case ErrorCode.InvalidParams:
-      return { kind: 'error', message: `Copilot: the server rejected the question: ${raw}`, actions: [] };
+      return { kind: 'error', message: `copilot-ls: the server rejected the question: ${raw}`, actions: [] };
     case ErrorCode.MethodNotFound:
       return {
         kind: 'error',
-        message: 'Copilot: this copilot-ls server does not know copilot/ask; it is probably too old. Point copilot.server.path at a newer build.',
+        message: 'copilot-ls: this server does not know copilot/ask; it is probably too old. Point copilot.server.path at a newer build.',
         actions: [openSettingsAction('copilot.server.path')],
       };
     case ErrorCode.ConnectionInactive:
       return {
         kind: 'error',
-        message: 'Copilot: the copilot-ls server is not running.',
+        message: 'copilot-ls: the server is not running.',
         actions: [
           { label: 'Restart Server', command: 'copilot.restartServer', args: [] },
           openSettingsAction('copilot.server.path'),
         ],
       };
     default:
-      return { kind: 'error', message: `Copilot: ${raw}`, actions: [openSettingsAction('copilot.')] };
+      return { kind: 'error', message: `copilot-ls: ${raw}`, actions: [openSettingsAction('copilot.')] };
   }
 }

@@ -6,14 +6,15 @@ import { AnswerView } from './answer_view';
 import { createCitationsTree } from './citations_tree';
 import { CopilotClient } from './client';
 import { registerCommands } from './commands';
+import { followDiagnostics, normalizeUri } from './live_diagnostics';
 import { StatusItem } from './status';
 
 let client: CopilotClient | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const log = vscode.window.createOutputChannel('Copilot', { log: true });
-  const store = new AnswerStore();
-  const view = new AnswerView();
+  const log = vscode.window.createOutputChannel('copilot-ls', { log: true });
+  const store = new AnswerStore(normalizeUri);
+  const view = new AnswerView(store, log);
   const status = new StatusItem();
   client = new CopilotClient(context, log, status);
 
@@ -22,6 +23,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     view,
     client,
+    followDiagnostics(store),
     createCitationsTree(store),
     ...registerCommands({ client, store, view, log, status }),
   );

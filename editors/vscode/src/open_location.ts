@@ -15,6 +15,6 @@ export async function openLocation(loc: Location, viewColumn?: vscode.ViewColumn
     const end = new vscode.Position(Math.max(loc.endLine - 1, loc.line - 1), 0);
     editor.revealRange(new vscode.Range(start, end), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   } catch (err) {
-    void vscode.window.showErrorMessage(`Copilot: cannot open ${vscode.Uri.parse(loc.uri).fsPath}: ${String(err)}`);
+    void vscode.window.showErrorMessage(`copilot-ls: cannot open ${vscode.Uri.parse(loc.uri).fsPath}: ${String(err)}`);
   }
 }

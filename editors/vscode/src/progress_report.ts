@@ -1,21 +1,10 @@
-// What the progress notification says for each `$/progress` value of an ask. Pure.
+// The `$/progress` values of an ask's workDoneToken as the extension reads them, and a
+// question shortened for titles. Pure.
 
 export interface WorkDoneValue {
   kind: 'begin' | 'report' | 'end';
   title?: string;
   message?: string;
-}
-
-/** The text for the notification, or undefined to leave it as it is. */
-export function progressText(value: WorkDoneValue, stepsSoFar: number): string | undefined {
-  if (value.kind === 'report' && value.message) {
-    // The server sends one report per tool call (`search_code: rate_limit`).
-    return `step ${stepsSoFar}: ${value.message}`;
-  }
-  if (value.kind === 'begin' && value.message) {
-    return value.message;
-  }
-  return undefined;
 }
 
 /** Keeps a long question readable as a notification title. */

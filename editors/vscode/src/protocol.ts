@@ -19,6 +19,8 @@ export interface AskParams {
   textDocument?: { uri: string };
   range?: Range;
   workDoneToken?: string | number;
+  /** The answer streams on it as AskDelta values of `$/progress`. */
+  partialResultToken?: string | number;
 }
 
 export interface Citation {
@@ -48,6 +50,25 @@ export interface Step {
   arguments: Record<string, unknown>;
   ok: boolean;
   summary: string;
+  /** On the first step of a model turn: the text the model wrote before its calls. */
+  thought?: string;
+}
+
+/** The value of each `$/progress` on AskParams.partialResultToken. */
+export interface AskDelta {
+  /** 1-based model call this delta belongs to. */
+  turn: number;
+  /** Model text to append to that turn, as it is written. */
+  text?: string;
+  /** A tool call of that turn that just finished. */
+  step?: Step;
+}
+
+export interface Usage {
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
 }
 
 export type StopReason = 'answered' | 'max_steps' | 'no_provider' | 'cancelled';
@@ -59,6 +80,8 @@ export interface AskResult {
   edits: SuggestedEdit[];
   steps: Step[];
   stopReason: StopReason;
+  /** Absent from servers older than PROTOCOL.md v2. */
+  usage?: Usage;
 }
 
 export const ASK_METHOD = 'copilot/ask';

@@ -40,7 +40,7 @@ export function resolveServer(context: vscode.ExtensionContext, log: vscode.LogO
   }
   log.error(found.message);
   const action = openSettingsAction('copilot.server.path');
-  void vscode.window.showErrorMessage(`Copilot: ${found.message}`, action.label).then((picked) => {
+  void vscode.window.showErrorMessage(`copilot-ls: ${found.message}`, action.label).then((picked) => {
     if (picked === action.label) {
       void vscode.commands.executeCommand(action.command, ...action.args);
     }

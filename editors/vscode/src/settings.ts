@@ -6,13 +6,14 @@
 // variables (COPILOT_LS_PROVIDER and friends), which PROTOCOL.md ranks below
 // initializationOptions.
 
-/** The keys of PROTOCOL.md section 2, as named on the LSP side and under `copilot.`. */
+/** The keys of PROTOCOL.md section 2 (and maxOutputTokens), as named on the LSP side and under `copilot.`. */
 export const SERVER_SETTING_KEYS = [
   'provider',
   'baseUrl',
   'model',
   'apiKeyEnv',
   'maxSteps',
+  'maxOutputTokens',
   'stream',
   'requestTimeoutSecs',
 ] as const;

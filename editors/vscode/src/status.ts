@@ -1,58 +1,60 @@
-// The "Copilot" status bar item: whether the server runs, and a click to ask or to fix it.
+// The "copilot-ls" status bar item: whether the server runs, whether any ask is still
+// running (and what it is doing), and a click to ask or to fix it.
 
 import * as vscode from 'vscode';
+import { AskActivity } from './ask_activity';
 
 export type ServerStatus =
   | { state: 'starting' }
   | { state: 'running'; path: string; source: string }
-  | { state: 'asking'; question: string }
   | { state: 'stopped'; reason: string };
 
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('copilot.status', vscode.StatusBarAlignment.Right, 100);
-  // What to go back to when an ask ends: the last state that was not "asking".
-  private resting: ServerStatus = { state: 'starting' };
+  private server: ServerStatus = { state: 'starting' };
+  /** Every running ask; the item is busy while there is at least one. */
+  readonly asks = new AskActivity(() => this.render());
 
   constructor() {
-    this.item.name = 'Copilot';
-    this.set({ state: 'starting' });
+    this.item.name = 'copilot-ls';
+    this.render();
     this.item.show();
   }
 
   set(status: ServerStatus): void {
-    if (status.state !== 'asking') {
-      this.resting = status;
-    }
+    this.server = status;
+    this.render();
+  }
+
+  private render(): void {
     const item = this.item;
+    const status = this.server;
     item.backgroundColor = undefined;
+    if (this.asks.count > 0 && status.state === 'running') {
+      const lines = this.asks.describe();
+      item.text = this.asks.count > 1 ? `$(loading~spin) copilot-ls (${this.asks.count})` : '$(loading~spin) copilot-ls';
+      item.tooltip = `copilot-ls: working on ${lines.join('; ')}`;
+      item.command = 'copilot.showLastAnswer';
+      return;
+    }
     switch (status.state) {
       case 'starting':
-        item.text = '$(loading~spin) Copilot';
-        item.tooltip = 'Copilot: starting copilot-ls…';
+        item.text = '$(loading~spin) copilot-ls';
+        item.tooltip = 'copilot-ls: starting the server…';
         item.command = undefined;
         break;
       case 'running':
-        item.text = '$(comment-discussion) Copilot';
-        item.tooltip = `Copilot: copilot-ls is running (${status.path}, from ${status.source}). Click to ask a question.`;
+        item.text = '$(comment-discussion) copilot-ls';
+        item.tooltip = `copilot-ls: the server is running (${status.path}, from ${status.source}). Click to ask a question.`;
         item.command = 'copilot.askQuestion';
         break;
-      case 'asking':
-        item.text = '$(loading~spin) Copilot';
-        item.tooltip = `Copilot: working on "${status.question}"`;
-        item.command = undefined;
-        break;
       case 'stopped':
-        item.text = '$(error) Copilot';
-        item.tooltip = `Copilot: ${status.reason} Click to restart the server.`;
+        item.text = '$(error) copilot-ls';
+        item.tooltip = `copilot-ls: ${status.reason} Click to restart the server.`;
         item.command = 'copilot.restartServer';
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         break;
     }
-  }
-
-  /** Back to the server's state after an ask. */
-  idle(): void {
-    this.set(this.resting);
   }
 
   dispose(): void {

@@ -240,7 +240,7 @@ export async function cursorAt(page: Page, line: number, column = 1): Promise<vo
 
 /** The extension's status bar item once the server runs (the extension is active). */
 export function serverRunning(page: Page) {
-  return page.locator('.statusbar-item', { hasText: 'Copilot', has: page.locator('.codicon-comment-discussion') }).first();
+  return page.locator('.statusbar-item', { hasText: 'copilot-ls', has: page.locator('.codicon-comment-discussion') }).first();
 }
 
 /** A toast with the error icon (not an info or a progress notification). */

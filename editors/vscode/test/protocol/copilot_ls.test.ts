@@ -18,7 +18,9 @@ import {
   type ProtocolConnection,
   type PublishDiagnosticsParams,
 } from 'vscode-languageserver-protocol/node';
-import type { AskResult } from '../../src/protocol';
+import { LivePositions } from '../../src/live_positions';
+import type { AskDelta, AskResult } from '../../src/protocol';
+import { Thread, turnViews } from '../../src/thread';
 import { buildAskParams } from '../../src/ask_params';
 import { describeAskError } from '../../src/errors';
 import { cleanEnv, startFakeProvider, stopAll, waitUntil } from '../e2e/harness';
@@ -51,6 +53,14 @@ const SCRIPT = {
     { status: 401, body: '{"error":{"message":"bad key"}}' },
   ],
 };
+
+/** A citation diagnostic's `data` (its index in the AskResult and its 1-based lines now). */
+function citationData(data: unknown): { index: number; line: number; endLine: number } | undefined {
+  const d = data as { citation?: unknown; line?: unknown; endLine?: unknown } | undefined;
+  return typeof d?.citation === 'number' && typeof d.line === 'number' && typeof d.endLine === 'number'
+    ? { index: d.citation, line: d.line, endLine: d.endLine }
+    : undefined;
+}
 
 let conn: ProtocolConnection;
 let child: ChildProcess;
@@ -139,6 +149,7 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
       conversationId: 'conv-protocol',
       editor: { uri: rateLimitUri, scheme: 'file', selection: { start: { line: 34, character: 0 }, end: { line: 39, character: 5 } } },
       workDoneToken: 'tok-1',
+      partialResultToken: 'answer-1',
     });
     result = (await conn.sendRequest('copilot/ask', params)) as AskResult;
     assert.equal(result.conversationId, 'conv-protocol');
@@ -164,6 +175,26 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
     assert.ok(mine.some((v) => v.kind === 'report' && v.message === 'search_code: TokenBucket'), JSON.stringify(mine));
     assert.ok(mine.some((v) => v.kind === 'report' && /^read_file: src\/rate_limit\.rs/.test(v.message ?? '')), JSON.stringify(mine));
     assert.equal(mine.at(-1)?.kind, 'end');
+  });
+
+  it('streams AskDeltas on the partialResultToken that the thread turns into the reply', () => {
+    const deltas = progress.filter((p) => p.token === 'answer-1').map((p) => p.value as unknown as AskDelta);
+    assert.ok(deltas.length > 0, 'deltas arrived');
+    const thread = new Thread('conv-protocol');
+    const exchange = thread.start('How does refill work?');
+    for (const d of deltas) {
+      thread.applyDelta(exchange, d);
+    }
+    // The steps as streamed, turn by turn, are the reply's steps.
+    assert.deepEqual(
+      exchange.turns.flatMap((t) => t.steps.map((s) => s.tool)),
+      result.steps.map((s) => s.tool),
+    );
+    // The answer tool's string streamed into the last turn, decoded from its partial JSON.
+    assert.match(exchange.turns.at(-1)?.text ?? '', /Refilled in `refill`/);
+    assert.equal(exchange.turns.at(-1)?.turn, 3);
+    thread.complete(exchange, result);
+    assert.deepEqual(turnViews(exchange).map((v) => v.kind), ['steps', 'steps']);
   });
 
   it('publishes citation and suggested-edit diagnostics', async () => {
@@ -194,6 +225,34 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
     const annotations = Object.values(fix.edit.changeAnnotations ?? {});
     assert.ok(annotations.length > 0 && annotations.every((a) => a.needsConfirmation === true), JSON.stringify(fix.edit));
     assert.ok(JSON.stringify(fix.edit.documentChanges).includes('Adds the tokens earned'));
+  });
+
+  it('republishes the citation where its text moved, and the thread follows it', async () => {
+    await conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri: rateLimitUri, version: 2 },
+      contentChanges: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '// a new first line\n' }],
+    });
+    const moved = await waitUntil('the citation one line down', () => {
+      const list = diagnostics.get(rateLimitUri)?.diagnostics ?? [];
+      return list.some((x) => x.code === 'citation' && x.range.start.line === 26) ? list : undefined;
+    }, 10_000);
+    const editId = result.edits[0].id;
+    const positions = new LivePositions(result, 'How does refill work?', (u) => u, new Map([[editId, { uri: rateLimitUri, line: 35, endLine: 35 }]]));
+    positions.update(
+      rateLimitUri,
+      moved.map((d) => ({
+        code: d.code as 'citation' | 'suggested-edit',
+        line: d.range.start.line,
+        message: String(d.message),
+        editId: (d.data as { editId?: string } | undefined)?.editId,
+        citation: citationData(d.data),
+      })),
+    );
+    const index = result.citations.findIndex((c) => c.path === 'src/rate_limit.rs' && c.line === 26);
+    assert.deepEqual(citationData(moved.find((d) => d.code === 'citation')?.data), { index, line: 27, endLine: 35 });
+    assert.deepEqual(positions.citation(index), { kind: 'followed', location: { uri: rateLimitUri, line: 27, endLine: 35 } });
+    // The suggested edit (before `fn refill`, line 35) moved down with it.
+    assert.deepEqual(positions.edit(editId), { kind: 'followed', location: { uri: rateLimitUri, line: 36, endLine: 36 } });
   });
 
   it('answers a cancelled ask with -32800, which the extension keeps quiet', async () => {

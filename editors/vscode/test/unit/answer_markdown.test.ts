@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  answerMarkdown,
-  classifyLink,
-  editLocation,
-  locationHref,
-  parseLocationHref,
-  renderAnswerHtml,
-} from '../../src/answer_markdown';
+import { answerMarkdown, classifyLink, editLocation, locationHref, parseLocationHref } from '../../src/answer_markdown';
+import type { AskResult } from '../../src/protocol';
+import { Thread } from '../../src/thread';
+import { renderExchange } from '../../src/thread_render';
 import { ROOT, sampleResult } from './fixtures';
+
+/** The HTML the thread shows for one answered question. */
+function renderAnswerHtml(question: string, result: AskResult): string {
+  const thread = new Thread('conv-1');
+  const exchange = thread.start(question);
+  thread.complete(exchange, result);
+  return renderExchange(exchange, { editsApplicable: true });
+}
 
 const RL = `${ROOT}/src/rate_limit.rs`;
 
@@ -34,11 +38,10 @@ describe('location links', () => {
 });
 
 describe('answerMarkdown', () => {
-  const md = answerMarkdown('How does refill work?', sampleResult());
+  const md = answerMarkdown(sampleResult());
 
-  it('starts with the question and carries the answer', () => {
-    assert.match(md, /^### How does refill work\?\n/);
-    assert.ok(md.includes('Tokens are refilled lazily'));
+  it('carries the answer', () => {
+    assert.ok(md.startsWith('Tokens are refilled lazily'), md);
   });
 
   it('links verified citations to their lines, with the note', () => {
@@ -49,21 +52,38 @@ describe('answerMarkdown', () => {
     assert.ok(md.includes('2. src/missing.rs:1 _(not found in the workspace)_'), md);
   });
 
-  it('lists suggested edits at their first line and the steps', () => {
-    assert.ok(md.includes(`**Document refill** in [src/rate\\_limit.rs:35](${RL}#L35)`), md);
-    assert.ok(md.includes('1. `search_code` — 3 matches'));
-    assert.ok(md.includes('2. `read_file` _(failed)_ — Error: no such file'));
+  it('follows a citation to where its text is now, and says when it is gone', () => {
+    const moved = answerMarkdown(sampleResult(), {
+      citation: (i) => (i === 0 ? { kind: 'followed', location: { uri: RL, line: 27, endLine: 35 } } : undefined),
+      edit: () => undefined,
+    });
+    assert.ok(moved.includes(`1. [src/rate\\_limit.rs:27-35](${RL}#L27-L35) — refill`), moved);
+    const gone = answerMarkdown(sampleResult(), {
+      citation: (i) => (i === 0 ? { kind: 'gone', location: { uri: RL, line: 26, endLine: 34 } } : undefined),
+      edit: () => undefined,
+    });
+    assert.ok(gone.includes('_(the cited text has changed since)_'), gone);
   });
 
   it('explains why an answer stopped early', () => {
-    assert.match(answerMarkdown('q', sampleResult({ stopReason: 'max_steps' })), /copilot\.maxSteps/);
-    assert.match(answerMarkdown('q', sampleResult({ stopReason: 'no_provider' })), /No model is configured/);
+    assert.match(answerMarkdown(sampleResult({ stopReason: 'max_steps' })), /copilot\.maxSteps/);
+    assert.match(answerMarkdown(sampleResult({ stopReason: 'no_provider' })), /No model is configured/);
     assert.doesNotMatch(md, /^> /m);
   });
 });
 
 describe('renderAnswerHtml', () => {
   const html = renderAnswerHtml('How does refill work?', sampleResult());
+
+  it('starts with the question', () => {
+    assert.ok(html.includes('<h3 class="question">How does refill work?</h3>'), html);
+  });
+
+  it('lists suggested edits at their first line and the steps', () => {
+    assert.ok(html.includes(`<b>Document refill</b> in <a href="${RL}#L35">src/rate_limit.rs:35</a>`), html);
+    assert.ok(html.includes('<code>search_code</code> TokenBucket — 3 matches'), html);
+    assert.ok(html.includes('<li class="step failed"><span class="mark">✗</span> <code>read_file</code> nope.rs — Error: no such file</li>'), html);
+  });
 
   it('links path:line mentions of cited files, in text and in code', () => {
     assert.ok(html.includes(`at <a href="${RL}#L26">src/rate_limit.rs:26</a>.`), html);

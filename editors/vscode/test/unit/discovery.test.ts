@@ -56,6 +56,8 @@ describe('findServer', () => {
     assert.match(message, /copilot\.server\.path/);
     assert.match(message, /PATH/);
     assert.match(message, /COPILOT_LS_PATH/);
+    // A notification is plain text: markdown backticks would show literally.
+    assert.doesNotMatch(message, /`/);
   });
 
   it('expands ~ in explicit paths', () => {

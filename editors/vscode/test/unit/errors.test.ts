@@ -12,7 +12,7 @@ describe('describeAskError', () => {
     const r = describeAskError(new ResponseError(-32803, 'provider returned 401 Unauthorized: invalid api key'));
     assert.deepEqual(r, {
       kind: 'error',
-      message: 'Copilot: provider returned 401 Unauthorized: invalid api key',
+      message: 'copilot-ls: provider returned 401 Unauthorized: invalid api key',
       actions: [{ label: 'Open Settings', command: 'workbench.action.openSettings', args: ['copilot.apiKeyEnv'] }],
     });
   });
@@ -29,7 +29,7 @@ describe('describeAskError', () => {
 
   it('shows anything else with the copilot settings', () => {
     const r = describeAskError(new Error('boom'));
-    assert.equal(r.kind === 'error' && r.message, 'Copilot: boom');
+    assert.equal(r.kind === 'error' && r.message, 'copilot-ls: boom');
     assert.equal(r.kind === 'error' && r.actions[0].args[0], 'copilot.');
   });
 });

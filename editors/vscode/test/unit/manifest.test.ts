@@ -19,9 +19,19 @@ describe('package.json', () => {
 
   it('contributes the palette commands of the issue', () => {
     const titles = commands.map((c) => `${c.category}: ${c.title}`);
-    for (const t of ['Copilot: Ask', 'Copilot: Ask About Selection', 'Copilot: Follow Up', 'Copilot: Clear Answers', 'Copilot: Show Last Answer', 'Copilot: Go to Citation']) {
+    for (const t of ['copilot-ls: Ask', 'copilot-ls: Ask About Selection', 'copilot-ls: Follow Up', 'copilot-ls: Clear Answers', 'copilot-ls: Show Last Answer', 'copilot-ls: Go to Citation']) {
       assert.ok(titles.includes(t), t);
     }
+  });
+
+  it('names itself copilot-ls, never just Copilot, in everything the user reads', () => {
+    assert.equal(manifest.displayName, 'copilot-ls');
+    assert.equal(manifest.contributes.configuration.title, 'copilot-ls');
+    assert.ok(commands.every((c) => c.category === 'copilot-ls'));
+    assert.equal(manifest.contributes.views.explorer[0].name, 'copilot-ls Citations');
+    // Strings shown to the user in the sources: no "Copilot" on its own.
+    const shown = sources.match(/(['`"])Copilot\b(?!-ls)[^'`"]*\1/g) ?? [];
+    assert.deepEqual(shown, []);
   });
 
   it('registers every contributed command in code, and none the server owns', () => {
@@ -48,6 +58,27 @@ describe('package.json', () => {
     for (const key of [...SERVER_SETTING_KEYS.map((k) => `copilot.${k}`), 'copilot.server.path', 'copilot.trace.server']) {
       assert.ok(props.includes(key), key);
     }
+  });
+
+  it('has plain string settings with an empty default where the server has its own', () => {
+    const props = manifest.contributes.configuration.properties;
+    for (const key of ['copilot.baseUrl', 'copilot.model', 'copilot.apiKeyEnv', 'copilot.server.path', 'copilot.provider']) {
+      assert.equal(props[key].type, 'string', key);
+      assert.equal(props[key].default, '', key);
+    }
+    assert.deepEqual(props['copilot.provider'].enum, ['', 'openai', 'anthropic', 'none']);
+    assert.deepEqual(
+      { type: props['copilot.maxOutputTokens'].type, default: props['copilot.maxOutputTokens'].default },
+      { type: 'integer', default: 4096 },
+    );
+  });
+
+  it('scopes server.path so a remote window can set it, and an untrusted workspace cannot', () => {
+    // machine and machine-overridable settings are left out of the User settings of a
+    // remote window (code-server is one): the Settings UI does not list them there and
+    // Open Settings found nothing. window scope applies from User, Remote and Workspace.
+    assert.equal(manifest.contributes.configuration.properties['copilot.server.path'].scope, 'window');
+    assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ['copilot.server.path']);
   });
 
   it('contributes the citation view the code creates', () => {

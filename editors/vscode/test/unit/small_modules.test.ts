@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AnswerStore } from '../../src/answer_store';
 import { citationEntries } from '../../src/citation_entries';
-import { progressText, shortQuestion } from '../../src/progress_report';
+import { nextPhase, phaseText, WAITING } from '../../src/ask_phase';
+import { shortQuestion } from '../../src/progress_report';
 import { serverLogLevel } from '../../src/server_log';
 import { ROOT, sampleResult } from './fixtures';
+
+
 
 describe('citationEntries', () => {
   it('lists citations then edits, unverified ones without a location', () => {
@@ -21,11 +24,19 @@ describe('citationEntries', () => {
   });
 });
 
-describe('progressText', () => {
-  it('numbers each tool step', () => {
-    assert.equal(progressText({ kind: 'report', message: 'search_code: rate_limit' }, 1), 'step 1: search_code: rate_limit');
-    assert.equal(progressText({ kind: 'begin', title: 'Copilot' }, 0), undefined);
-    assert.equal(progressText({ kind: 'end' }, 3), undefined);
+describe('ask phases', () => {
+  it('numbers each tool step, and keeps its own words over the server\'s begin message', () => {
+    const tool = nextPhase(WAITING, { kind: 'work', value: { kind: 'report', message: 'search_code: rate_limit' } }, 1);
+    assert.equal(phaseText(tool), 'step 1: search_code: rate_limit');
+    assert.equal(phaseText(nextPhase(WAITING, { kind: 'work', value: { kind: 'begin', title: 'Copilot', message: 'Thinking' } }, 0)), 'waiting for the model');
+    assert.equal(nextPhase(tool, { kind: 'work', value: { kind: 'end' } }, 3), tool);
+  });
+
+  it('says it waits for the model once a step finished, not the last tool', () => {
+    const tool = nextPhase(WAITING, { kind: 'work', value: { kind: 'report', message: 'read_file: src/a.rs' } }, 1);
+    const step = { tool: 'read_file', arguments: {}, ok: true, summary: '' };
+    assert.equal(phaseText(nextPhase(tool, { kind: 'delta', delta: { turn: 1, step } }, 1)), 'waiting for the model');
+    assert.equal(phaseText(nextPhase(WAITING, { kind: 'delta', delta: { turn: 2, text: 'The' } }, 1)), 'the model is writing');
   });
 
   it('shortens long questions to one line', () => {
@@ -38,13 +49,34 @@ describe('AnswerStore', () => {
   it('keeps the conversation of the last answer for follow-ups', () => {
     const store = new AnswerStore();
     const seen: Array<string | undefined> = [];
-    store.onDidChange((a) => seen.push(a?.question));
-    assert.equal(store.conversationId, undefined);
-    store.set('q1', sampleResult({ conversationId: 'c-1' }));
+    store.onDidChange((c) => seen.push(c.exchange ? `exchange ${c.exchange.id}` : 'all'));
+    const first = store.conversationId;
+    assert.ok(first, 'a new thread has a conversation id to send');
+    const thread = store.thread;
+    const exchange = thread.start('q1');
+    store.changed(exchange, 5);
+    store.complete(thread, exchange, sampleResult({ conversationId: 'c-1' }));
     assert.equal(store.conversationId, 'c-1');
+    assert.equal(store.current?.question, 'q1');
+    assert.ok(store.positions, 'the last answer is followed');
     store.clear();
     assert.equal(store.current, undefined);
-    assert.deepEqual(seen, ['q1', undefined]);
+    assert.notEqual(store.conversationId, 'c-1');
+    assert.deepEqual(seen, ['exchange 1', 'all', 'all']);
+  });
+
+  it('ignores exchanges of a thread that was replaced', () => {
+    const store = new AnswerStore();
+    const old = store.thread;
+    const running = old.start('slow');
+    store.newThread();
+    const seen: unknown[] = [];
+    store.onDidChange((c) => seen.push(c));
+    store.changed(running);
+    store.complete(old, running, sampleResult());
+    assert.deepEqual(seen, []);
+    assert.equal(running.state, 'answered', 'it is still settled');
+    assert.equal(store.current, undefined);
   });
 });
 

@@ -1,0 +1,70 @@
+// Feeds the server's republished citation and suggested-edit diagnostics (source
+// `copilot`) into the store's LivePositions, so the answer view's links and the citation
+// tree follow the cited text as documents change.
+
+import * as vscode from 'vscode';
+import type { AnswerStore } from './answer_store';
+import type { OurDiagnostic } from './live_positions';
+
+function codeOf(d: vscode.Diagnostic): string | undefined {
+  const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
+  return code === undefined ? undefined : String(code);
+}
+
+/** Our diagnostics of one document, in the order the server published them. */
+export function ourDiagnostics(uri: vscode.Uri): OurDiagnostic[] {
+  const out: OurDiagnostic[] = [];
+  for (const d of vscode.languages.getDiagnostics(uri)) {
+    const code = codeOf(d);
+    if (d.source !== 'copilot' || (code !== 'citation' && code !== 'suggested-edit')) {
+      continue;
+    }
+    // vscode-languageclient keeps the LSP `data` on the diagnostics it converts.
+    const data = (d as { data?: { editId?: unknown; citation?: unknown; line?: unknown; endLine?: unknown } }).data;
+    const citation =
+      typeof data?.citation === 'number' && typeof data.line === 'number' && typeof data.endLine === 'number'
+        ? { index: data.citation, line: data.line, endLine: data.endLine }
+        : undefined;
+    out.push({
+      code,
+      line: d.range.start.line,
+      message: d.message,
+      editId: typeof data?.editId === 'string' ? data.editId : undefined,
+      citation,
+    });
+  }
+  return out;
+}
+
+export function normalizeUri(uri: string): string {
+  return vscode.Uri.parse(uri).toString();
+}
+
+/** Re-reads every followed document now (after a reply) and on every diagnostics change. */
+export function followDiagnostics(store: AnswerStore): vscode.Disposable {
+  const refresh = (uris: readonly vscode.Uri[] | undefined) => {
+    const positions = store.positions;
+    if (!positions) {
+      return;
+    }
+    const wanted = new Set(positions.uris());
+    let changed = false;
+    const targets = uris ? uris.filter((u) => wanted.has(u.toString())) : [...wanted].map((u) => vscode.Uri.parse(u));
+    for (const uri of targets) {
+      changed = positions.update(uri.toString(), ourDiagnostics(uri)) || changed;
+    }
+    if (changed) {
+      store.placementsChanged();
+    }
+  };
+  const subs = [
+    vscode.languages.onDidChangeDiagnostics((e) => refresh(e.uris)),
+    store.onDidChange((change) => {
+      // A new reply: pick up diagnostics that arrived before it.
+      if (!change.exchange) {
+        refresh(undefined);
+      }
+    }),
+  ];
+  return vscode.Disposable.from(...subs);
+}

@@ -1,0 +1,145 @@
+// The HTML of one exchange of the thread: the question, the model's turns (reasoning
+// collapsed once its tool calls arrive, each tool call a progress line), the answer as it
+// streams and then as replied, its citations where they are now, and each suggested edit
+// as a diff with an Apply button. Pure: the view only places these sections.
+
+import {
+  answerMarkdown,
+  createMarkdown,
+  editLocation,
+  escapeMarkdown,
+  linkablePaths,
+  locationHref,
+  type PlacementLookup,
+} from './answer_markdown';
+import { phaseText } from './ask_phase';
+import { diffLines, proposedTexts } from './edit_diff';
+import type { AskResult, Step, SuggestedEdit, Usage } from './protocol';
+import { turnViews, type Exchange, type TurnView } from './thread';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+/** The main argument of a tool call, as the server's progress reports name it. */
+function mainArgument(step: Step): string | undefined {
+  const a = step.arguments;
+  for (const key of ['pattern', 'query', 'path', 'name', 'symbol']) {
+    const v = a[key];
+    if (typeof v === 'string' && v !== '') {
+      if (key === 'path' && typeof a.start_line === 'number') {
+        return typeof a.end_line === 'number' ? `${v}:${a.start_line}-${a.end_line}` : `${v}:${a.start_line}`;
+      }
+      return v;
+    }
+  }
+  return undefined;
+}
+
+export function stepLine(step: Step): string {
+  const arg = mainArgument(step);
+  const summary = step.summary ? ` — ${escapeHtml(step.summary)}` : '';
+  return (
+    `<li class="step ${step.ok ? 'ok' : 'failed'}"><span class="mark">${step.ok ? '✓' : '✗'}</span> ` +
+    `<code>${escapeHtml(step.tool)}</code>${arg ? ` ${escapeHtml(arg)}` : ''}${summary}</li>`
+  );
+}
+
+/** First words of a reasoning turn, for its collapsed summary. */
+function gist(text: string, max = 90): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+function renderTurn(exchange: Exchange, view: TurnView, md: ReturnType<typeof createMarkdown>): string {
+  const steps = view.turn.steps.length > 0 ? `<ul class="steps">${view.turn.steps.map(stepLine).join('')}</ul>` : '';
+  switch (view.kind) {
+    case 'reasoning':
+      return (
+        `<details class="reasoning" data-key="${exchange.id}-${view.turn.turn}"><summary>Reasoning: ${escapeHtml(gist(view.turn.text))}</summary>` +
+        `<div class="md">${md.render(view.turn.text)}</div></details>${steps}`
+      );
+    case 'streaming':
+      return `<div class="md streaming">${md.render(view.turn.text)}</div>`;
+    case 'steps':
+      return steps;
+  }
+}
+
+function usageLine(usage: Usage | undefined): string {
+  if (!usage || usage.modelCalls === 0) {
+    return '';
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  const cached = usage.cachedInputTokens > 0 ? ` (${n(usage.cachedInputTokens)} cached)` : '';
+  const calls = usage.modelCalls === 1 ? '1 model call' : `${usage.modelCalls} model calls`;
+  return `<p class="usage">${calls} · ${n(usage.inputTokens)} input tokens${cached} · ${n(usage.outputTokens)} output tokens</p>`;
+}
+
+function renderEdit(edit: SuggestedEdit, result: AskResult, placements: PlacementLookup | undefined, applicable: boolean): string {
+  const placement = placements?.edit(edit.id);
+  const loc = placement?.location ?? editLocation(edit);
+  const where = `${edit.path}:${loc.line}`;
+  const texts = proposedTexts(edit, result.edits, result.steps);
+  const lines = texts ? diffLines(texts.oldText, texts.newText) : [];
+  const diff =
+    lines.length > 0
+      ? `<pre class="diff">${lines
+          .map((l) => {
+            const sign = l.kind === 'removed' ? '-' : l.kind === 'added' ? '+' : l.kind === 'hunk' ? '' : ' ';
+            // Each line is a block of its own: no newlines between them.
+            return `<span class="${l.kind}">${escapeHtml(sign + l.text)}</span>`;
+          })
+          .join('')}</pre>`
+      : '';
+  let action: string;
+  if (!applicable) {
+    action = '<span class="edit-note">only the latest answer\'s edits can be applied</span>';
+  } else if (placement?.kind === 'gone') {
+    action = '<span class="edit-note">applied, or its text has changed since</span>';
+  } else {
+    action = `<button class="apply" type="button" data-edit="${escapeHtml(edit.id)}" title="Review the change in the Refactor Preview, then apply it">Apply…</button>`;
+  }
+  return (
+    `<div class="edit" data-edit-id="${escapeHtml(edit.id)}"><div class="edit-head"><b>${escapeHtml(edit.title)}</b> in ` +
+    `<a href="${escapeHtml(locationHref(loc))}">${escapeHtml(where)}</a> ${action}</div>${diff}</div>`
+  );
+}
+
+export interface RenderOptions {
+  /** Where the citations and edits are now; only for the latest answered exchange. */
+  placements?: PlacementLookup;
+  /** Whether its edits can still be applied (the server keeps only the latest ask's). */
+  editsApplicable: boolean;
+}
+
+/** One exchange as an HTML section (everything from the model is escaped or rendered). */
+export function renderExchange(exchange: Exchange, options: RenderOptions): string {
+  const result = exchange.result;
+  const md = createMarkdown(result ? linkablePaths(result) : new Map());
+  const parts: string[] = [];
+  parts.push(`<h3 class="question">${md.renderInline(escapeMarkdown(exchange.question))}</h3>`);
+  const turns = turnViews(exchange).map((v) => renderTurn(exchange, v, md));
+  if (turns.length > 0) {
+    parts.push(`<div class="turns">${turns.join('')}</div>`);
+  }
+  if (result) {
+    parts.push(`<div class="answer md">${md.render(answerMarkdown(result, options.placements))}</div>`);
+    if (result.edits.length > 0) {
+      parts.push(
+        `<div class="edits"><h4>Suggested edits</h4>${result.edits
+          .map((e) => renderEdit(e, result, options.placements, options.editsApplicable))
+          .join('')}</div>`,
+      );
+    }
+    parts.push(usageLine(result.usage));
+  }
+  if (exchange.state === 'running') {
+    parts.push(`<p class="phase"><span class="spinner"></span> ${escapeHtml(phaseText(exchange.phase))}</p>`);
+  } else if (exchange.state === 'failed') {
+    parts.push(`<p class="error">${escapeHtml(exchange.error ?? 'The question failed.')}</p>`);
+  } else if (exchange.state === 'cancelled' && !result) {
+    parts.push('<p class="cancelled">Cancelled.</p>');
+  }
+  return `<section class="exchange" id="exchange-${exchange.id}" data-state="${exchange.state}">${parts.join('')}</section>`;
+}

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { answerPage } from '../../src/answer_page';
+import { AskActivity } from '../../src/ask_activity';
+import { diffLines, proposedTexts } from '../../src/edit_diff';
+import { highlightCode } from '../../src/highlight';
+import type { Step } from '../../src/protocol';
+import { Thread } from '../../src/thread';
+import { renderExchange } from '../../src/thread_render';
+import { ROOT, sampleResult } from './fixtures';
+
+const RL = `${ROOT}/src/rate_limit.rs`;
+const propose: Step = {
+  tool: 'propose_edit',
+  arguments: { path: 'src/rate_limit.rs', title: 'Document refill', old_text: '    fn refill(&mut self) {\n', new_text: '    /// Adds tokens.\n    fn refill(&mut self) {\n' },
+  ok: true,
+  summary: 'edit recorded',
+};
+
+function answered(overrides = {}) {
+  const thread = new Thread('c');
+  const ex = thread.start('q');
+  thread.complete(ex, sampleResult(overrides));
+  return ex;
+}
+
+describe('code blocks', () => {
+  it('are highlighted and get a copy button', () => {
+    const html = renderExchange(answered({ answer: '```rust\nfn main() { let x = 1; }\n```' }), { editsApplicable: false });
+    assert.ok(html.includes('<div class="code-block"><button class="copy" type="button"'), html);
+    assert.match(html, /<span class="hljs-keyword">fn<\/span> <span class="hljs-title function_">main<\/span>/);
+  });
+
+  it('stay plain text in a language it does not know, and never run HTML', () => {
+    assert.equal(highlightCode('x', 'brainfuck'), undefined);
+    assert.equal(highlightCode('x', ''), undefined);
+    const html = renderExchange(answered({ answer: '```weird\n<script>alert(1)</script>\n```' }), { editsApplicable: false });
+    assert.ok(html.includes('&lt;script&gt;'), html);
+    assert.doesNotMatch(html, /<script>/);
+    assert.ok(highlightCode('a = 1', 'toml')?.includes('hljs-'), 'toml via ini');
+  });
+});
+
+describe('suggested edits in the thread', () => {
+  it('show the change as a diff with an Apply button', () => {
+    const html = renderExchange(answered({ steps: [propose] }), { editsApplicable: true });
+    assert.ok(html.includes('<button class="apply" type="button" data-edit="edit-1"'), html);
+    assert.ok(html.includes('<span class="added">+    /// Adds tokens.</span>'), html);
+    assert.ok(html.includes('<span class="context">     fn refill(&amp;mut self) {</span>'), html);
+  });
+
+  it('offer no Apply for an earlier answer or an edit already gone', () => {
+    assert.ok(!renderExchange(answered({ steps: [propose] }), { editsApplicable: false }).includes('class="apply"'));
+    const gone = renderExchange(answered({ steps: [propose] }), {
+      editsApplicable: true,
+      placements: { citation: () => undefined, edit: () => ({ kind: 'gone', location: { uri: RL, line: 35, endLine: 35 } }) },
+    });
+    assert.ok(!gone.includes('class="apply"'));
+    assert.ok(gone.includes('applied, or its text has changed since'));
+  });
+
+  it('read old and new text from the step that proposed them', () => {
+    const r = sampleResult({ steps: [{ ...propose, ok: false }, propose] });
+    assert.deepEqual(proposedTexts(r.edits[0], r.edits, r.steps), { oldText: propose.arguments.old_text, newText: propose.arguments.new_text });
+    assert.equal(proposedTexts(r.edits[0], r.edits, []), undefined);
+  });
+
+  it('diff with context and hunks', () => {
+    const old = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n');
+    const changed = old.replace('line 2', 'line two').replace('line 17', 'line seventeen');
+    const lines = diffLines(old, changed);
+    assert.equal(lines.filter((l) => l.kind === 'hunk').length, 2);
+    assert.deepEqual(lines.filter((l) => l.kind !== 'context' && l.kind !== 'hunk').map((l) => `${l.kind} ${l.text}`), [
+      'removed line 2',
+      'added line two',
+      'removed line 17',
+      'added line seventeen',
+    ]);
+  });
+});
+
+describe('usage and page', () => {
+  it('shows the usage the server counted', () => {
+    const html = renderExchange(answered({ usage: { modelCalls: 3, inputTokens: 12345, outputTokens: 210, cachedInputTokens: 8000 } }), { editsApplicable: false });
+    assert.ok(html.includes('3 model calls · 12,345 input tokens (8,000 cached) · 210 output tokens'), html);
+  });
+
+  it('has the input box at the bottom and a script only with its nonce', () => {
+    const page = answerPage({ nonce: 'abc', cspSource: 'vscode-resource:', sections: [], running: true });
+    assert.match(page, /<footer id="composer">[\s\S]*<textarea id="question"/);
+    assert.match(page, /<button id="send" class="primary" type="button" disabled>/);
+    assert.equal(page.match(/<script/g)?.length, 1);
+    assert.ok(page.includes('<script nonce="abc">'));
+    assert.ok(page.includes("script-src 'nonce-abc'"));
+    assert.match(page, /#answer a \{[^}]*text-decoration: underline/);
+  });
+});
+
+describe('AskActivity', () => {
+  it('stays busy until the last running ask ends', () => {
+    let changes = 0;
+    const activity = new AskActivity(() => changes++);
+    const hanging = activity.begin('slow one');
+    const quick = activity.begin('quick one');
+    quick.update({ kind: 'tool', step: 1, message: 'search_code: x' });
+    assert.deepEqual(activity.describe(), ['"slow one": waiting for the model', '"quick one": step 1: search_code: x']);
+    quick.end();
+    quick.end();
+    assert.equal(activity.count, 1, 'the finished ask does not end the other');
+    hanging.update({ kind: 'writing' });
+    hanging.update({ kind: 'writing' });
+    hanging.end();
+    assert.equal(activity.count, 0);
+    assert.equal(changes, 6, 'the same wording twice is one change');
+  });
+});
