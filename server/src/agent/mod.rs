@@ -19,12 +19,13 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::index::RetrievalHit;
 use crate::providers::{
     AssistantTurn, ChatModel, ChatRequest, FinishReason, Message, ProviderError, ToolResult,
 };
 use crate::text::PositionEncoding;
-use crate::tools::retrieval::RetrievalHit;
-use crate::tools::{self, ProposedEdit, Workspace};
+use crate::tools::{self, ProposedEdit};
+use crate::workspace::Workspace;
 
 pub use citations::{Citation, CitedLines};
 pub use events::{AskEvent, EventSink};

@@ -3,9 +3,9 @@
 
 use super::citations::{check, CitedLines};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
+use crate::index::RetrievalHit;
 use crate::text::PositionEncoding;
-use crate::tools::retrieval::RetrievalHit;
-use crate::tools::Workspace;
+use crate::workspace::Workspace;
 
 /// Places listed in a no-provider answer.
 pub const PLACES: usize = 5;

@@ -15,7 +15,8 @@ use super::wire;
 use crate::agent::AgentOutcome;
 use crate::session::{DiagnosticSpec, EditorSurface, Placement, Severity};
 use crate::text::{Pos, PositionEncoding, Span};
-use crate::tools::{ProposedEdit, Workspace};
+use crate::tools::ProposedEdit;
+use crate::workspace::Workspace;
 
 /// What the client can take in a `WorkspaceEdit` beyond the contract's baseline. The
 /// contract fixes `documentChanges` (so open documents carry their version and a stale

@@ -11,8 +11,8 @@ use ropey::Rope;
 use super::citation_anchor::{self, Placed};
 use crate::agent::{Citation, IdentifiedEdit};
 use crate::text::{self, PositionEncoding, Span};
-use crate::tools::workspace::read_disk_text;
-use crate::tools::{ProposedEdit, Workspace};
+use crate::tools::ProposedEdit;
+use crate::workspace::{read_disk_text, Workspace};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {

@@ -1,5 +1,5 @@
-//! Tools the model can call: one file per tool, the schemas it sees, the sandbox every
-//! path goes through, and the registry below that dispatches a call by name.
+//! Tools the model can call: one file per tool, the schemas it sees, and the registry
+//! below that dispatches a call by name. Paths go through `workspace/`'s sandbox.
 //!
 //! Invariants: no tool writes to disk, runs a program or opens a connection; every
 //! failure is an `Error: ` string for the model, never a panic.
@@ -12,19 +12,16 @@ pub mod list_open_buffers;
 pub mod propose_edit;
 pub mod read_file;
 pub mod read_open_buffer;
-pub mod retrieval;
-pub mod sandbox;
 pub mod schemas;
 pub mod search_code;
-pub mod walk;
-pub mod workspace;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::workspace::Workspace;
+
 pub use error::ToolError;
 pub use propose_edit::ProposedEdit;
-pub use workspace::{NoDocuments, OpenDocument, OpenDocuments, Workspace};
 
 /// The result of one tool call.
 #[derive(Clone, Debug)]

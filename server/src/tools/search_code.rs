@@ -12,9 +12,9 @@ use ignore::WalkState;
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::walk;
-use super::workspace::Workspace;
 use super::ToolOutput;
+use crate::workspace::walk;
+use crate::workspace::Workspace;
 
 pub const MAX_MATCHES: usize = 100;
 /// A matching line is shown up to this many chars.
@@ -167,7 +167,9 @@ fn search_one(
         lines: Vec::new(),
         count: 0,
     };
-    let _ = searcher.search_path(matcher, path, sink(&mut found));
+    // Opened through the workspace so a FIFO or a pseudo file never blocks the search.
+    let file = crate::workspace::read::open_regular_file(path).ok()?;
+    let _ = searcher.search_file(matcher, &file, sink(&mut found));
     if found.count == 0 {
         return None;
     }
