@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Builds the question files from the hand-written sources issues.txt (real issues) and
+written.txt (questions we wrote), resolving each fix commit in the fetched mirror.
+
+- an issue's base commit is its fix commit's first parent; its answers are the non-test
+  source files the fix changed (common.is_source), unless its header says `answers=a,b`;
+- a written question names its base commit and answers itself; they are checked to exist.
+
+The split is frozen: a question already in questions.json or holdout.json keeps its side.
+New ones (all of them, the first time) are split with a fixed seed, 30% to holdout.json.
+Usage: python3 bench/localization/build.py
+"""
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+from common import is_source, mirror_dir
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED = 20261201
+HOLDOUT_FRACTION = 0.3
+MAX_QUESTION_BYTES = 20_000
+
+
+def git(repo, *args):
+    r = subprocess.run(["git", "--git-dir", mirror_dir(repo), *args], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        sys.exit(f"git {' '.join(args)} in {repo}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def blocks(path):
+    """(header fields, text) for each `=== ` block of a source file; `#` lines before the
+    first block are comments."""
+    with open(path, encoding="utf-8") as f:
+        parts = re.split(r"^=== ", f.read(), flags=re.M)[1:]
+    for part in parts:
+        header, _, text = part.partition("\n")
+        yield header.split(), text.strip()
+
+
+def trim(text):
+    data = text.encode("utf-8")
+    if len(data) <= MAX_QUESTION_BYTES:
+        return text
+    return data[:MAX_QUESTION_BYTES].decode("utf-8", "ignore")
+
+
+def opts(fields):
+    return dict(f.split("=", 1) for f in fields if "=" in f)
+
+
+def issue_questions():
+    for fields, text in blocks(os.path.join(HERE, "issues.txt")):
+        repo, fix, kind, url = fields[:4]
+        assert kind in ("bug", "feature"), fields
+        fix = git(repo, "rev-parse", fix + "^{commit}").strip()
+        base = git(repo, "rev-parse", fix + "^1").strip()
+        o = opts(fields[4:])
+        if "answers" in o:
+            answers = o["answers"].split(",")
+        else:
+            changed = git(repo, "diff", "--name-only", base, fix).split()
+            answers = [p for p in changed if is_source(p)]
+        assert answers, f"{url}: the fix changed no source file"
+        num = url.rstrip("/").rsplit("/", 1)[1]
+        yield {
+            "id": f"{repo.split('/')[1]}-{num}",
+            "repo": repo,
+            "base": base,
+            "fix": fix,
+            "kind": kind,
+            "source": url,
+            "answers": answers,
+            "question": trim(text),
+        }
+
+
+def written_questions():
+    path = os.path.join(HERE, "written.txt")
+    counters = {}
+    for fields, text in blocks(path):
+        repo, base = fields[:2]
+        base = git(repo, "rev-parse", base + "^{commit}").strip()
+        answers = opts(fields[2:])["answers"].split(",")
+        files = set(git(repo, "ls-tree", "-r", "--name-only", base).split("\n"))
+        missing = [a for a in answers if a not in files]
+        assert not missing, f"{repo}@{base[:12]}: no {missing}"
+        name = repo.split("/")[1]
+        counters[name] = counters.get(name, 0) + 1
+        yield {
+            "id": f"{name}-w{counters[name]}",
+            "repo": repo,
+            "base": base,
+            "kind": "written",
+            "source": "written for this set",
+            "answers": answers,
+            "question": text,
+        }
+
+
+def load(name):
+    path = os.path.join(HERE, name)
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["questions"]
+
+
+ABOUT = ("Localization eval: which files answer this question? Real issues (bug, feature) are "
+         "asked on the fix commit's first parent (base) and answered by the non-test source "
+         "files the fix changed; written questions name their own answers. The split into "
+         "questions.json and holdout.json is frozen; do not edit questions to fit a ranker.")
+
+
+def main():
+    qs = list(issue_questions()) + list(written_questions())
+    ids = [q["id"] for q in qs]
+    dup = {i for i in ids if ids.count(i) > 1}
+    assert not dup, f"duplicate ids {dup}"
+    side = {q["id"]: "tune" for q in load("questions.json")}
+    side.update({q["id"]: "holdout" for q in load("holdout.json")})
+    new = sorted(i for i in ids if i not in side)
+    if len(new) == len(ids):  # the first split: exactly 30%, seeded
+        rng = random.Random(SEED)
+        held = set(rng.sample(new, round(HOLDOUT_FRACTION * len(new))))
+    else:  # later additions: a seeded coin per id, so the old split never moves
+        held = {i for i in new if random.Random(f"{SEED}:{i}").random() < HOLDOUT_FRACTION}
+    for i in new:
+        side[i] = "holdout" if i in held else "tune"
+    for name, s in (("questions.json", "tune"), ("holdout.json", "holdout")):
+        part = [q for q in qs if side[q["id"]] == s]
+        with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
+            json.dump({"about": ABOUT, "split": s, "questions": part}, f, indent=1,
+                      ensure_ascii=False)
+            f.write("\n")
+        kinds = {k: sum(q["kind"] == k for q in part) for k in ("bug", "feature", "written")}
+        print(f"{name}: {len(part)} questions {kinds}")
+
+
+if __name__ == "__main__":
+    main()

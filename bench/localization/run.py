@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Runs the localization eval: for each question, checks the repository out at its base
+commit, asks `copilot-ls ask --json` with no model, and scores the files it cites against
+the answer files; a plain whole-file BM25 over the same checkout is scored beside it.
+
+Usage (from the repository root, after `cargo build --release`):
+    python3 bench/localization/run.py            # the tuning split (questions.json)
+    python3 bench/localization/run.py --holdout  # the frozen holdout only
+    python3 bench/localization/run.py --all      # both, reported apart
+    options: --limit N (first N questions of each split), --repo OWNER/NAME, --id ID,
+             --no-bm25, --binary PATH, --verbose
+
+Checkouts go to .tmp/localization/<name>-<commit12> (made once, then reused); results
+to .tmp/localization/results.json. The repositories come from bare mirrors under
+$LOCALIZATION_MIRRORS (default /work/.mirror/OWNER+NAME/repo), which the agent's `fetch`
+tool makes (`fetch github:OWNER/NAME`); CI has no such tool, so this eval is not part of CI.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter, defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import is_non_source, mirror_dir  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TMP = os.path.join(ROOT, ".tmp", "localization")
+ASK_TIMEOUT_SECS = 300
+
+
+def load(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return json.load(f)["questions"]
+
+
+def checkout(repo, commit):
+    """The repository's tree at `commit`, extracted once into .tmp (git archive, so the
+    mirror is only read); an interrupted extraction is never mistaken for a finished one."""
+    dest = os.path.join(TMP, f"{repo.split('/')[1]}-{commit[:12]}")
+    if os.path.isdir(dest):
+        return dest
+    gd = mirror_dir(repo)
+    if not os.path.isdir(gd):
+        sys.exit(
+            f"no mirror of {repo} at {gd}.\n"
+            f"Bring it with the agent's fetch tool: fetch github:{repo} (it makes a bare git "
+            f"dir under /work/.mirror/), or point LOCALIZATION_MIRRORS at a folder holding "
+            f"OWNER+NAME/repo bare clones (git clone --mirror). CI cannot fetch; this eval "
+            f"runs by hand.")
+    part = dest + ".partial"
+    shutil.rmtree(part, ignore_errors=True)
+    os.makedirs(part)
+    arch = subprocess.Popen(["git", "--git-dir", gd, "archive", "--format=tar", commit],
+                            stdout=subprocess.PIPE)
+    with tarfile.open(fileobj=arch.stdout, mode="r|") as tar:
+        tar.extractall(part, filter="tar") if hasattr(tarfile, "data_filter") else \
+            tar.extractall(part)
+    if arch.wait() != 0:
+        sys.exit(f"git archive {commit} failed in {gd}")
+    os.rename(part, dest)
+    return dest
+
+
+def ask_env():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY") and not k.startswith("COPILOT_LS_")}
+    env["COPILOT_LS_PROVIDER"] = "none"
+    env["COPILOT_LS_CACHE_DIR"] = os.path.join(TMP, "cache")
+    return env
+
+
+def ask(binary, workspace, question):
+    """The distinct cited files, in order, and the seconds the ask took."""
+    t = time.monotonic()
+    r = subprocess.run([binary, "ask", "--json", "--workspace", workspace, question],
+                       capture_output=True, text=True, env=ask_env(), timeout=ASK_TIMEOUT_SECS)
+    secs = time.monotonic() - t
+    if r.returncode != 0:
+        raise RuntimeError(f"ask exited {r.returncode}: {r.stderr.strip()[:500]}")
+    files = []
+    for c in json.loads(r.stdout)["citations"]:
+        p = c["path"].replace("\\", "/")
+        if p not in files:
+            files.append(p)
+    return files, secs
+
+
+# ---- plain BM25 over whole files -------------------------------------------------------
+
+WORD = re.compile(r"[A-Za-z0-9_]+")
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+MAX_FILE_BYTES = 1_000_000
+
+
+def tokens(text):
+    """Identifiers and their camelCase / snake_case parts, lowercased."""
+    out = []
+    for w in WORD.findall(text):
+        lw = w.lower()
+        out.append(lw)
+        parts = [p.lower() for piece in w.split("_") for p in CAMEL.findall(piece)]
+        if len(parts) > 1:
+            out.extend(parts)
+    return out
+
+
+class Bm25:
+    """Okapi BM25 (k1 1.2, b 0.75) with each file one document; its path's words count too."""
+
+    def __init__(self, root):
+        self.paths, self.tf, self.len = [], [], []
+        df = Counter()
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                try:
+                    if os.path.getsize(full) > MAX_FILE_BYTES:
+                        continue
+                    with open(full, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    continue
+                if b"\0" in data[:8192]:
+                    continue
+                rel = os.path.relpath(full, root).replace(os.sep, "/")
+                tf = Counter(tokens(rel + "\n" + data.decode("utf-8", "replace")))
+                self.paths.append(rel)
+                self.tf.append(tf)
+                self.len.append(sum(tf.values()))
+                df.update(tf.keys())
+        n = len(self.paths)
+        self.avg = (sum(self.len) / n) if n else 1.0
+        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+
+    def rank(self, question, k=10):
+        q = Counter(t for t in tokens(question) if t in self.idf)
+        scores = []
+        for i, tf in enumerate(self.tf):
+            s = 0.0
+            norm = 1.2 * (0.25 + 0.75 * self.len[i] / self.avg)
+            for t, qn in q.items():
+                f = tf.get(t)
+                if f:
+                    s += qn * self.idf[t] * f * 2.2 / (f + norm)
+            if s > 0:
+                scores.append((-s, self.paths[i]))
+        scores.sort()
+        return [p for _, p in scores[:k]]
+
+
+# ---- scoring --------------------------------------------------------------------------
+
+def score(files, answers):
+    top5 = files[:5]
+    return {
+        "acc1": bool(files) and files[0] in answers,
+        "acc5": any(f in answers for f in top5),
+        "top5": len(top5),
+        "top5_non_source": sum(is_non_source(f) for f in top5),
+    }
+
+
+def summarize(rows, key):
+    n = len(rows)
+    if not n:
+        return None
+    places = sum(r[key]["top5"] for r in rows)
+    return {
+        "n": n,
+        "acc1": sum(r[key]["acc1"] for r in rows) / n,
+        "acc5": sum(r[key]["acc5"] for r in rows) / n,
+        "top5_non_source": (sum(r[key]["top5_non_source"] for r in rows) / places) if places else 0.0,
+    }
+
+
+def table(groups, with_bm25):
+    head = "| split | kind | n | ours Acc@1 | ours Acc@5 | ours top-5 tests/docs |"
+    line = "| --- | --- | ---: | ---: | ---: | ---: |"
+    if with_bm25:
+        head += " BM25 Acc@1 | BM25 Acc@5 | BM25 top-5 tests/docs |"
+        line += " ---: | ---: | ---: |"
+    out = [head, line]
+    for (split, kind), rows in groups:
+        o = summarize(rows, "ours")
+        cells = [split, kind, str(o["n"]), f"{o['acc1']:.3f}", f"{o['acc5']:.3f}",
+                 f"{o['top5_non_source']:.2f}"]
+        if with_bm25:
+            b = summarize(rows, "bm25")
+            cells += [f"{b['acc1']:.3f}", f"{b['acc5']:.3f}", f"{b['top5_non_source']:.2f}"]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--holdout", action="store_true", help="the frozen holdout only")
+    g.add_argument("--all", action="store_true", help="both splits")
+    ap.add_argument("--limit", type=int, help="first N questions of each split")
+    ap.add_argument("--repo", help="only this OWNER/NAME")
+    ap.add_argument("--id", help="only this question id")
+    ap.add_argument("--no-bm25", action="store_true")
+    ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "copilot-ls"))
+    ap.add_argument("--verbose", "-v", action="store_true")
+    a = ap.parse_args()
+    if not os.access(a.binary, os.X_OK):
+        sys.exit(f"no binary at {a.binary}: run `cargo build --release` first")
+    splits = ["holdout"] if a.holdout else (["tune", "holdout"] if a.all else ["tune"])
+    todo = []
+    for split in splits:
+        qs = load("questions.json" if split == "tune" else "holdout.json")
+        qs = [q for q in qs if (not a.repo or q["repo"] == a.repo) and (not a.id or q["id"] == a.id)]
+        todo += [(split, q) for q in qs[: a.limit] if True]
+    os.makedirs(TMP, exist_ok=True)
+    bm25_cache, rows = {}, []
+    started = time.monotonic()
+    for i, (split, q) in enumerate(todo, 1):
+        ws = checkout(q["repo"], q["base"])
+        try:
+            ours, secs = ask(a.binary, ws, q["question"])
+        except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
+            print(f"{q['id']}: {e}", file=sys.stderr)
+            ours, secs = [], None
+        row = {"id": q["id"], "split": split, "kind": q["kind"], "repo": q["repo"],
+               "answers": q["answers"], "ours_files": ours[:10], "ask_secs": secs,
+               "ours": score(ours, q["answers"])}
+        if not a.no_bm25:
+            if ws not in bm25_cache:
+                bm25_cache.clear()  # one checkout's index at a time keeps memory small
+                bm25_cache[ws] = Bm25(ws)
+            bm = bm25_cache[ws].rank(q["question"])
+            row["bm25_files"] = bm
+            row["bm25"] = score(bm, q["answers"])
+        rows.append(row)
+        if a.verbose:
+            mark = "1" if row["ours"]["acc1"] else ("5" if row["ours"]["acc5"] else "-")
+            print(f"[{i}/{len(todo)}] {mark} {q['id']} -> {', '.join(ours[:5])}", file=sys.stderr)
+    groups = []
+    for split in splits + (["all"] if len(splits) > 1 else []):
+        in_split = [r for r in rows if split == "all" or r["split"] == split]
+        if not in_split:
+            continue
+        groups.append(((split, "all"), in_split))
+        for kind in ("bug", "feature", "written"):
+            k = [r for r in in_split if r["kind"] == kind]
+            if k:
+                groups.append(((split, kind), k))
+    if not groups:
+        sys.exit("no questions matched")
+    with_bm25 = not a.no_bm25
+    print(table(groups, with_bm25))
+    per_repo = defaultdict(list)
+    for r in rows:
+        per_repo[r["repo"]].append(r)
+    print()
+    print(table([((repo, "all"), rs) for repo, rs in sorted(per_repo.items())], with_bm25)
+          .replace("| split |", "| repo |"))
+    timed = [r["ask_secs"] for r in rows if r["ask_secs"] is not None]
+    if timed:
+        timed.sort()
+        print(f"\nask: median {timed[len(timed) // 2]:.2f} s, max {timed[-1]:.2f} s "
+              f"(includes the index build of each checkout); {time.monotonic() - started:.0f} s in all")
+    result = {
+        "binary": a.binary,
+        "summary": {f"{s}/{k}": {"ours": summarize(rs, "ours"),
+                                 **({"bm25": summarize(rs, "bm25")} if with_bm25 else {})}
+                    for (s, k), rs in groups},
+        "rows": rows,
+    }
+    out = os.path.join(TMP, "results.json")
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=1)
+    print(f"results: {os.path.relpath(out, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
