@@ -1029,3 +1029,107 @@ fn a_configuration_change_takes_effect_at_the_next_ask() {
     assert_eq!(requests[1].body["stream"], false);
     s.client.shutdown();
 }
+
+#[test]
+fn repeated_tool_call_ids_are_made_unique_before_the_results_go_back() {
+    for kind in ["openai", "anthropic"] {
+        let read = |path: &str| call("dup", "read_file", json!({"path": path}));
+        let mut s = setup(
+            kind,
+            vec![
+                turn(vec![read("src/config.rs"), read("src/main.rs")]),
+                // The next turn repeats the id once more.
+                turn(vec![read("src/rate_limit.rs")]),
+                json!({"text": "done"}),
+            ],
+        );
+        s.client
+            .request("copilot/ask", json!({"question": "q"}))
+            .unwrap();
+        let requests = s.fake.requests();
+        assert_eq!(requests.len(), 3, "{kind}");
+        let last = requests[2].body.to_string();
+        let (call_key, result_key) = match kind {
+            "openai" => ("\"id\":\"", "\"tool_call_id\":\""),
+            _ => ("\"id\":\"", "\"tool_use_id\":\""),
+        };
+        for id in ["dup", "dup_2", "dup_3"] {
+            let call = format!("{call_key}{id}\"");
+            let result = format!("{result_key}{id}\"");
+            assert_eq!(last.matches(&call).count(), 1, "{kind} {id}: {last}");
+            assert_eq!(last.matches(&result).count(), 1, "{kind} {id}: {last}");
+        }
+        s.client.shutdown();
+    }
+}
+
+/// A reply recorded from a real local server, replayed verbatim by the fake.
+fn recorded_reply(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/providers/local-servers")
+        .join(name);
+    let body = std::fs::read_to_string(&path).unwrap();
+    let content_type = if name.ends_with(".json") {
+        "application/json"
+    } else {
+        "text/event-stream"
+    };
+    json!({"raw": body, "content_type": content_type})
+}
+
+#[test]
+fn recorded_local_server_replies_drive_whole_asks() {
+    // llama-cpp-python's stream opens with `"tool_calls": null`; llama-server's ends in
+    // a plain text turn.
+    let mut s = setup(
+        "openai",
+        vec![
+            recorded_reply("llama-cpp-python/E-tools-forced-stream.sse"),
+            recorded_reply("llama-server/R-tools-auto-single-stream.sse"),
+        ],
+    );
+    let result = s
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "How are tokens refilled?"}),
+        )
+        .unwrap();
+    assert_eq!(result["stopReason"], "answered", "{result:#}");
+    let steps = result["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0]["tool"], "read_file");
+    assert_eq!(steps[0]["ok"], true, "{steps:#?}");
+    let second = messages(&s.fake, 1);
+    assert_eq!(second[2]["content"], "");
+    assert_eq!(second[3]["role"], "tool");
+    s.client.shutdown();
+
+    // llama-server: four whole calls, then `finish_reason: length`; all four run.
+    let mut s = setup_with(
+        "openai",
+        vec![
+            recorded_reply("llama-server/A-tools-auto-nostream.json"),
+            recorded_reply("llama-server/S-tools-auto-single-nostream.json"),
+        ],
+        json!({"stream": false}),
+        editor_capabilities(),
+    );
+    let result = s
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "How are tokens refilled?"}),
+        )
+        .unwrap();
+    assert_eq!(result["stopReason"], "answered");
+    assert_eq!(result["steps"].as_array().unwrap().len(), 4, "{result:#}");
+    assert!(result["answer"]
+        .as_str()
+        .unwrap()
+        .contains("output limit, `maxOutputTokens`"));
+    let second = messages(&s.fake, 1);
+    let results = second.iter().filter(|m| m["role"] == "tool").count();
+    assert_eq!(results, 4, "every call answered");
+    s.client.shutdown();
+}

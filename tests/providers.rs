@@ -361,6 +361,15 @@ fn an_empty_200_stream_is_asked_again_without_streaming_from_then_on() {
         .map(|r| r.body["stream"].clone())
         .collect();
     assert_eq!(streamed, [json!(true), json!(false), json!(false)]);
+
+    // The same when the empty body claims to be JSON.
+    let fake = FakeProvider::start(json!({"steps": [
+        {"raw": "", "content_type": "application/json"},
+        {"text": "whole reply"},
+    ]}));
+    let response = complete(config(ProviderKind::OpenAi, &fake, true), &question()).unwrap();
+    assert_eq!(response.turn.text, "whole reply");
+    assert_eq!(fake.requests()[1].body["stream"], false);
 }
 
 #[test]

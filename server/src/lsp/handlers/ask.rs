@@ -6,6 +6,11 @@
 //! token whose drop guard lives in this future, so dropping the future cancels the
 //! token, the task drops the provider call (closing its connection) and ends the
 //! progress. A cancelled ask records nothing.
+//!
+//! Streaming: with a `partialResultToken`, each `AskEvent::Text` and `ToolFinished`
+//! becomes an `AskDelta` on that token, sent in order by a forwarding task of its own so
+//! the agent never waits on the client; the reply waits until every delta is queued.
+//! Without the token nothing streams.
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -22,7 +27,7 @@ use tower_lsp_server::Client;
 
 use super::super::convert;
 use super::super::server::Backend;
-use super::super::wire::{AskParams, AskResult};
+use super::super::wire::{AskDelta, AskParams, AskResult, PartialResult, PartialResultParams};
 use super::diagnostics;
 use crate::agent::AskEvent;
 use crate::session::{AskError, AskRequest};
@@ -50,14 +55,30 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
     let token = CancellationToken::new();
     let _cancel_when_dropped = token.clone().drop_guard();
     let (progress, progress_done) = start_progress(backend, params.work_done_token.clone()).await;
+    let (deltas, deltas_done) = start_partial_results(backend, params.partial_result_token.clone());
 
     let session = backend.session.clone();
     let task = tokio::spawn(async move {
         let reporter = progress.clone();
-        let report = move |event: AskEvent| {
-            if let AskEvent::ToolStarted { label, .. } = event {
-                reporter.send(ProgressEvent::Report(label));
+        let report = move |event: AskEvent| match event {
+            AskEvent::Started { instruction_files } if !instruction_files.is_empty() => {
+                reporter.send(ProgressEvent::Report(format!(
+                    "Instructions: {}",
+                    instruction_files.join(", ")
+                )));
             }
+            AskEvent::ToolStarted { label, .. } => reporter.send(ProgressEvent::Report(label)),
+            AskEvent::Text { turn, text } => deltas.send(AskDelta {
+                turn,
+                text: Some(text),
+                step: None,
+            }),
+            AskEvent::ToolFinished { turn, step, .. } => deltas.send(AskDelta {
+                turn,
+                text: None,
+                step: Some(convert::step(&step)),
+            }),
+            _ => {}
         };
         let result = tokio::select! {
             biased;
@@ -75,6 +96,11 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
     // The progress `end` is queued before the reply. (tower-lsp writes notifications and
     // replies through separate queues, so their order on the wire is not guaranteed.)
     if let Some(done) = progress_done {
+        let _ = done.await;
+    }
+    // The task's event closure (and with it the delta sender) is gone once the task
+    // ended, so the forwarder ends after queueing every delta.
+    if let Some(done) = deltas_done {
         let _ = done.await;
     }
     let result = match joined {
@@ -124,6 +150,42 @@ pub async fn ask_command(backend: &Backend, arguments: Vec<Value>) -> Result<Opt
     serde_json::to_value(result)
         .map(Some)
         .map_err(|_| Error::internal_error())
+}
+
+/// Sends an ask's `AskDelta`s in order from a task of their own.
+struct DeltaSender(Option<mpsc::UnboundedSender<AskDelta>>);
+
+impl DeltaSender {
+    fn send(&self, delta: AskDelta) {
+        if let Some(sender) = &self.0 {
+            let _ = sender.send(delta);
+        }
+    }
+}
+
+fn start_partial_results(
+    backend: &Backend,
+    token: Option<ProgressToken>,
+) -> (DeltaSender, Option<tokio::task::JoinHandle<()>>) {
+    let Some(token) = token else {
+        return (DeltaSender(None), None);
+    };
+    let client = backend.client.clone();
+    let (sender, mut receiver) = mpsc::unbounded_channel::<AskDelta>();
+    let forwarder = tokio::spawn(async move {
+        while let Some(delta) = receiver.recv().await {
+            let Ok(value) = serde_json::to_value(delta) else {
+                continue;
+            };
+            client
+                .send_notification::<PartialResult>(PartialResultParams {
+                    token: token.clone(),
+                    value,
+                })
+                .await;
+        }
+    });
+    (DeltaSender(Some(sender)), Some(forwarder))
 }
 
 enum ProgressEvent {

@@ -4,8 +4,19 @@
 //!
 //! Tests use [`FakeProvider`] (it runs on its own thread and runtime, so plain synchronous
 //! `#[test]`s can drive a server binary against it); the `fake-provider` binary wraps the
-//! same server for use from editors and scripts. The script format is described in
-//! `notes/common.md`.
+//! same server for use from editors and scripts.
+//!
+//! A script is `{"steps": [STEP, ...]}`, one step per model request: a model turn
+//! (`text`, `tool_calls: [{id, name, arguments}]`, `finish`, `usage: {input_tokens,
+//! output_tokens, cached_input_tokens?}`, `delay_ms` before the headers, `chunk_delay_ms`
+//! before each streamed event after the first, `cut_after_bytes`, `hang_after_bytes`), an
+//! HTTP error (`status`, `headers`, `body`, `delay_ms`), `{"hang": true}`, or a raw body
+//! (`raw`, `content_type`, and the same limits).
+//!
+//! Prompt caching is simulated: a request whose tools and system prompt equal the previous
+//! request's (of the same wire format) reports them, and the messages the two share from
+//! the start, as cached input tokens. For Anthropic only what the previous request marked
+//! with `cache_control` counts, as with the real API.
 
 mod render;
 mod script;
@@ -17,7 +28,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde_json::{json, Value};
@@ -51,6 +62,81 @@ struct State {
     steps: Vec<Step>,
     next_step: usize,
     requests: Vec<RecordedRequest>,
+    /// When the first event carrying model output was flushed, by request index.
+    first_output: BTreeMap<usize, Instant>,
+    /// The prompt of the last request of each wire format, for the simulated cache.
+    last_prompt: BTreeMap<&'static str, Prompt>,
+}
+
+/// What a prompt cache matches on, with `cache_control` markers taken out.
+#[derive(Clone, Debug, PartialEq)]
+struct Prompt {
+    /// Tools and system prompt, serialized.
+    head: String,
+    messages: Vec<String>,
+    /// Anthropic: whether the head and the messages carried a cache breakpoint.
+    head_marked: bool,
+    messages_marked: bool,
+}
+
+impl Prompt {
+    fn of(format: render::Format, body: &Value) -> Prompt {
+        let mut body = body.clone();
+        let marked = |value: &Value| value.to_string().contains("\"cache_control\"");
+        let head_marked = match format {
+            render::Format::OpenAi => true,
+            render::Format::Anthropic => marked(&body["system"]) || marked(&body["tools"]),
+        };
+        let messages_marked = match format {
+            render::Format::OpenAi => true,
+            render::Format::Anthropic => marked(&body["messages"]),
+        };
+        strip_cache_control(&mut body);
+        let mut messages: Vec<Value> = body["messages"].as_array().cloned().unwrap_or_default();
+        // OpenAI's system prompt is its first message.
+        let system = match messages.first() {
+            Some(first) if first["role"] == "system" => messages.remove(0),
+            _ => body["system"].clone(),
+        };
+        let head = format!("{}{system}", body["tools"]);
+        let messages = messages.iter().map(Value::to_string).collect();
+        Prompt {
+            head,
+            messages,
+            head_marked,
+            messages_marked,
+        }
+    }
+
+    /// Tokens of `self` a cache written by `previous` would serve (about four bytes a
+    /// token, as the fake's other counts).
+    fn cached_from(&self, previous: &Prompt) -> u64 {
+        if self.head != previous.head || !previous.head_marked {
+            return 0;
+        }
+        let mut bytes = self.head.len();
+        if previous.messages_marked {
+            bytes += self
+                .messages
+                .iter()
+                .zip(&previous.messages)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.len())
+                .sum::<usize>();
+        }
+        bytes as u64 / 4
+    }
+}
+
+fn strip_cache_control(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("cache_control");
+            map.values_mut().for_each(strip_cache_control);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_cache_control),
+        _ => {}
+    }
 }
 
 /// What the server thread and the test thread share.
@@ -98,6 +184,28 @@ impl Shared {
         (index, step)
     }
 
+    /// The cached input tokens the simulated prompt cache serves for this request, which
+    /// then becomes the prompt the next request is compared with.
+    fn prompt_cache(&self, format: render::Format, body: &Value) -> u64 {
+        let prompt = Prompt::of(format, body);
+        let key = match format {
+            render::Format::OpenAi => "openai",
+            render::Format::Anthropic => "anthropic",
+        };
+        let mut state = self.lock();
+        let cached = state
+            .last_prompt
+            .get(key)
+            .map_or(0, |previous| prompt.cached_from(previous));
+        state.last_prompt.insert(key, prompt);
+        cached
+    }
+
+    fn note_first_output(&self, index: usize, at: Instant) {
+        self.lock().first_output.entry(index).or_insert(at);
+        self.changed.notify_all();
+    }
+
     fn mark_disconnected(&self, index: usize) {
         if let Some(request) = self.lock().requests.get_mut(index) {
             request.disconnected = true;
@@ -135,6 +243,8 @@ impl FakeProvider {
                 steps,
                 next_step: 0,
                 requests: Vec::new(),
+                first_output: BTreeMap::new(),
+                last_prompt: BTreeMap::new(),
             }),
             changed: Condvar::new(),
             record_file: record_file.map(Path::to_path_buf),
@@ -209,6 +319,18 @@ impl FakeProvider {
             })
             .unwrap_or_else(|e| e.into_inner());
         state.requests.get(index).is_some_and(|r| r.disconnected)
+    }
+
+    /// When the streamed reply to request `index` (0-based) flushed its first event
+    /// carrying model output (text or a tool call), waiting up to `timeout` for it.
+    pub fn first_output_at(&self, index: usize, timeout: Duration) -> Option<Instant> {
+        let state = self.shared.lock();
+        let (state, _) = self
+            .shared
+            .changed
+            .wait_timeout_while(state, timeout, |s| !s.first_output.contains_key(&index))
+            .unwrap_or_else(|e| e.into_inner());
+        state.first_output.get(&index).copied()
     }
 
     /// How many script steps have been handed out (requests past the end included).

@@ -29,8 +29,17 @@ pub(crate) struct Turn {
     pub text: String,
     pub tool_calls: Vec<Call>,
     pub finish: Finish,
-    pub usage: Option<(u64, u64)>,
+    pub usage: Option<ScriptedUsage>,
     pub limits: Limits,
+}
+
+/// Token counts a step reports instead of the estimated ones. `input` counts all input,
+/// `cached` the part of it served from the (simulated) prompt cache.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ScriptedUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cached: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -49,10 +58,12 @@ pub(crate) enum Finish {
     Length,
 }
 
-/// How a reply misbehaves: a wait before the headers, and how much of the body is sent.
+/// How a reply misbehaves: a wait before the headers, a wait before each streamed event
+/// after the first (a slow model), and how much of the body is sent.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Limits {
     pub delay_ms: u64,
+    pub chunk_delay_ms: u64,
     pub cut_after_bytes: Option<usize>,
     pub hang_after_bytes: Option<usize>,
 }
@@ -70,6 +81,8 @@ struct TurnSpec {
     usage: Option<UsageSpec>,
     #[serde(default)]
     delay_ms: u64,
+    #[serde(default)]
+    chunk_delay_ms: u64,
     #[serde(default)]
     cut_after_bytes: Option<usize>,
     #[serde(default)]
@@ -90,6 +103,8 @@ struct CallSpec {
 struct UsageSpec {
     input_tokens: u64,
     output_tokens: u64,
+    #[serde(default)]
+    cached_input_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -173,6 +188,7 @@ fn parse_step(step: &Value) -> anyhow::Result<Step> {
                 .unwrap_or_else(|| "text/event-stream".to_string()),
             limits: Limits {
                 delay_ms: spec.delay_ms,
+                chunk_delay_ms: 0,
                 cut_after_bytes: spec.cut_after_bytes,
                 hang_after_bytes: spec.hang_after_bytes,
             },
@@ -204,9 +220,14 @@ fn parse_step(step: &Value) -> anyhow::Result<Step> {
         text: spec.text,
         tool_calls,
         finish,
-        usage: spec.usage.map(|u| (u.input_tokens, u.output_tokens)),
+        usage: spec.usage.map(|u| ScriptedUsage {
+            input: u.input_tokens,
+            output: u.output_tokens,
+            cached: u.cached_input_tokens,
+        }),
         limits: Limits {
             delay_ms: spec.delay_ms,
+            chunk_delay_ms: spec.chunk_delay_ms,
             cut_after_bytes: spec.cut_after_bytes,
             hang_after_bytes: spec.hang_after_bytes,
         },

@@ -7,14 +7,14 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::render::{self, Format};
+use super::render::{self, Event, Format};
 use super::script::{Limits, Step};
 use super::{RecordedRequest, Shared};
 
@@ -58,7 +58,7 @@ enum Body {
     /// Sent with `Content-Length`.
     Whole(Vec<u8>),
     /// Sent chunked, one chunk per SSE event, flushed as it goes.
-    Events(Vec<String>),
+    Events(Vec<Event>),
     /// Never sent: the request is read and left unanswered.
     Never,
 }
@@ -82,7 +82,7 @@ async fn connection(stream: TcpStream, shared: Arc<Shared>) {
             Ok(None) => return,
             Err(message) => {
                 let reply = error_reply(400, &message);
-                let _ = write_reply(&mut writer, reply, true).await;
+                let _ = write_reply(&mut writer, reply, true, &|_| {}).await;
                 return;
             }
         };
@@ -91,8 +91,9 @@ async fn connection(stream: TcpStream, shared: Arc<Shared>) {
             .get("connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("close"));
         let (index, reply) = plan(&request, &shared);
+        let first_output = |at: Instant| shared.note_first_output(index, at);
         let ended = tokio::select! {
-            ended = write_reply(&mut writer, reply, close_after) => ended,
+            ended = write_reply(&mut writer, reply, close_after, &first_output) => ended,
             () = wait_for_close(&mut reader, &mut buffer) => Ended::ClientGone,
         };
         match ended {
@@ -133,6 +134,10 @@ fn plan(request: &Request, shared: &Shared) -> (usize, Reply) {
         body,
         disconnected: false,
     };
+    let cached = match format {
+        Some(format) => shared.prompt_cache(format, &recorded.body),
+        None => 0,
+    };
     let (index, step) = shared.record(recorded, format.is_some());
     let Some(format) = format else {
         let message = format!(
@@ -151,14 +156,20 @@ fn plan(request: &Request, shared: &Shared) -> (usize, Reply) {
                 Reply {
                     status: 200,
                     headers: vec![("content-type".into(), "text/event-stream".into())],
-                    body: Body::Events(render::events(format, &turn, &model, request_bytes)),
+                    body: Body::Events(render::events(
+                        format,
+                        &turn,
+                        &model,
+                        request_bytes,
+                        cached,
+                    )),
                     limits: turn.limits,
                 }
             } else {
                 Reply {
                     status: 200,
                     headers: vec![("content-type".into(), "application/json".into())],
-                    body: Body::Whole(render::whole(format, &turn, &model, request_bytes)),
+                    body: Body::Whole(render::whole(format, &turn, &model, request_bytes, cached)),
                     limits: turn.limits,
                 }
             }
@@ -323,8 +334,15 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-async fn write_reply(writer: &mut OwnedWriteHalf, reply: Reply, close_after: bool) -> Ended {
-    match write_reply_inner(writer, reply, close_after).await {
+/// Writes a reply; `first_output` is told when the first event carrying model output has
+/// been flushed.
+async fn write_reply(
+    writer: &mut OwnedWriteHalf,
+    reply: Reply,
+    close_after: bool,
+    first_output: &(dyn Fn(Instant) + Send + Sync),
+) -> Ended {
+    match write_reply_inner(writer, reply, close_after, first_output).await {
         Ok(ended) => ended,
         Err(_) => Ended::ClientGone,
     }
@@ -334,28 +352,37 @@ async fn write_reply_inner(
     writer: &mut OwnedWriteHalf,
     reply: Reply,
     close_after: bool,
+    first_output: &(dyn Fn(Instant) + Send + Sync),
 ) -> std::io::Result<Ended> {
     if reply.limits.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(reply.limits.delay_ms)).await;
     }
-    let events = match reply.body {
+    let events: Vec<(Vec<u8>, bool)> = match reply.body {
         Body::Never => std::future::pending().await,
         Body::Whole(ref body) => {
             write_head(writer, &reply, Some(body.len()), close_after).await?;
-            vec![body.clone()]
+            // Only streamed events are timestamped as output.
+            vec![(body.clone(), false)]
         }
         Body::Events(ref events) => {
             write_head(writer, &reply, None, close_after).await?;
-            events.iter().map(|e| e.clone().into_bytes()).collect()
+            events
+                .iter()
+                .map(|e| (e.text.clone().into_bytes(), e.output))
+                .collect()
         }
     };
+    let mut output_noted = false;
     let chunked = matches!(reply.body, Body::Events(_));
     let mut budget = reply
         .limits
         .cut_after_bytes
         .or(reply.limits.hang_after_bytes)
         .unwrap_or(usize::MAX);
-    for piece in &events {
+    for (number, (piece, carries_output)) in events.iter().enumerate() {
+        if number > 0 && reply.limits.chunk_delay_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(reply.limits.chunk_delay_ms)).await;
+        }
         let piece = &piece[..piece.len().min(budget)];
         budget -= piece.len();
         if !piece.is_empty() {
@@ -369,6 +396,10 @@ async fn write_reply_inner(
                 writer.write_all(piece).await?;
             }
             writer.flush().await?;
+            if *carries_output && !output_noted {
+                output_noted = true;
+                first_output(Instant::now());
+            }
         }
         if budget == 0 {
             if reply.limits.cut_after_bytes.is_some() {
