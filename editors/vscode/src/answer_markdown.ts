@@ -96,7 +96,9 @@ export function answerMarkdown(result: AskResult, placements?: PlacementLookup):
   }
   out.push(result.answer.trim() === '' ? '_The model gave no answer text._' : result.answer.trim(), '');
 
-  if (result.citations.length > 0) {
+  // A no-model answer is itself the list of places (each with its excerpt, its
+  // `path:line` linked by mentionLinks): listing them again would say it twice.
+  if (result.citations.length > 0 && result.stopReason !== 'no_provider') {
     out.push('#### Citations', '');
     result.citations.forEach((c, i) => {
       const placement = placements?.citation(i);

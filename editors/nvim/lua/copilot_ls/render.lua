@@ -194,7 +194,9 @@ local function render_ask(out, ask, ctx)
   end
 
   local citations = result.citations or {}
-  if #citations > 0 then
+  -- A no-model answer is itself the list of places, each with its excerpt and a
+  -- `path:line` that <CR> follows: listing them again would say it twice.
+  if #citations > 0 and result.stopReason ~= 'no_provider' then
     local positions = ctx.positions(ask)
     add('')
     add('## Citations')

@@ -589,6 +589,12 @@ describe('copilot/ask from Neovim', function()
     assert.are.equal('done', ask.status, ask.error)
     assert.are.equal('no_provider', ask.result.stopReason)
     assert.are.equal(0, #H.notified(ERROR))
+    -- The places are listed once, in the answer, not again under "Citations".
+    local thread = table.concat(vim.api.nvim_buf_get_lines(require('copilot_ls.answer').bufnr, 0, -1, false), '\n')
+    local first = ask.result.citations[1]
+    local _, count = thread:gsub(vim.pesc(('%s:%d'):format(first.path, first.line)), '')
+    assert.are.equal(1, count, thread)
+    assert.is_nil(thread:find('## Citations', 1, true), thread)
   end)
 
   it('attaches to buffers of every filetype, and never to the answer', function()

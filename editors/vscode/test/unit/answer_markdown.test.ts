@@ -70,6 +70,12 @@ describe('answerMarkdown', () => {
     assert.match(answerMarkdown(sampleResult({ stopReason: 'no_provider' })), /No model is configured/);
     assert.doesNotMatch(md, /^> /m);
   });
+
+  it('does not list a no-model answer\'s places twice', () => {
+    assert.match(answerMarkdown(sampleResult()), /#### Citations/);
+    const places = answerMarkdown(sampleResult({ stopReason: 'no_provider' }));
+    assert.doesNotMatch(places, /#### Citations/);
+  });
 });
 
 describe('renderAnswerHtml', () => {
