@@ -1,8 +1,10 @@
 //! The command line: `serve` (LSP over stdio, the default), `ask` (one question,
-//! headless, same engine) and `tool` (run one tool as the model would). stdout carries
+//! headless, same engine), `index` (bring the persistent index up to date) and `tool`
+//! (run one tool as the model would). stdout carries
 //! only the protocol or the requested output; logs go to stderr.
 
 mod ask;
+mod index;
 mod tool;
 
 use std::path::PathBuf;
@@ -46,6 +48,15 @@ enum Command {
         /// The question.
         #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
         question: Vec<String>,
+    },
+    /// Bring the workspace's persistent index up to date and print what it holds.
+    Index {
+        /// Workspace root (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Print one JSON object {files, chunks, symbols, filesRead, seconds, bytes}.
+        #[arg(long)]
+        json: bool,
     },
     /// Run one tool exactly as the model would call it and print its result.
     Tool {
@@ -127,6 +138,7 @@ pub fn main() -> ExitCode {
             json,
             workspace,
         }) => tool::run(&name, &json, workspace),
+        Some(Command::Index { workspace, json }) => index::run(workspace, json),
     }
 }
 
