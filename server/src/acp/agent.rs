@@ -151,7 +151,16 @@ impl AgentState {
         let Some(workspace) = session.workspace() else {
             return Err(Error::internal_error());
         };
-        session.warm_up();
+        // ACP has no progress or message channel outside a prompt: the index's report
+        // (and a workspace too large to index fully) goes to the log.
+        session.warm_up(std::sync::Arc::new(|event| {
+            if let crate::session::IndexEvent::Done(report) = event {
+                match report.truncated {
+                    Some(left_out) => tracing::warn!("workspace index bounded: {left_out}"),
+                    None => tracing::debug!(files_read = report.files_read, "index refreshed"),
+                }
+            }
+        }));
         let updates = Updates {
             connection,
             session_id: session_id.clone(),

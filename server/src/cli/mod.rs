@@ -1,10 +1,11 @@
 //! The command line: `serve` (LSP over stdio, the default), `acp` (the Agent Client
-//! Protocol over stdio), `ask` (one question, headless, same engine) and `tool` (run
-//! one tool as the model would). stdout carries only the protocol or the requested
-//! output; logs go to stderr.
+//! Protocol over stdio), `ask` (one question, headless, same engine), `index` (bring
+//! the persistent index up to date) and `tool` (run one tool as the model would).
+//! stdout carries only the protocol or the requested output; logs go to stderr.
 
 mod acp;
 mod ask;
+mod index;
 #[cfg(unix)]
 mod stdio;
 mod tool;
@@ -53,6 +54,15 @@ enum Command {
     },
     /// Speak the Agent Client Protocol over stdio (Zed, JetBrains, Neovim, Emacs agents).
     Acp,
+    /// Bring the workspace's persistent index up to date and print what it holds.
+    Index {
+        /// Workspace root (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Print one JSON object {files, chunks, symbols, filesRead, seconds, bytes}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run one tool exactly as the model would call it and print its result.
     Tool {
         /// Tool name: read_file, list_directory, search_code, find_files, list_open_buffers, read_open_buffer, propose_edit.
@@ -141,6 +151,7 @@ pub fn main() -> ExitCode {
             json,
             workspace,
         }) => tool::run(&name, &json, workspace),
+        Some(Command::Index { workspace, json }) => index::run(workspace, json),
     }
 }
 

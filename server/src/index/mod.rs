@@ -1,43 +1,50 @@
-//! Lexical retrieval (BM25) over chunks of workspace files: the index, its upkeep as
-//! documents change, and the search API.
+//! The persistent workspace index: chunks of the workspace's text files in tantivy, kept
+//! on disk under the cache dir (one index per canonical workspace root), brought up to
+//! date incrementally, and searched lexically with our own ranking signals.
 //!
 //! The agent asks this before the first model call (to put the few most relevant
 //! chunks in the prompt) and, with no provider configured, to answer on its own with a
-//! list of places. It is lexical on purpose: no model, no network, no keys, built in
-//! well under a second for a typical repository.
+//! list of places. It is lexical on purpose: no model, no network, no keys.
 //!
-//! - `tokenize`: words → terms (identifier splitting, stemming, stop words).
+//! - `tokenize`: words → terms (identifier splitting, stemming, stop words), and
+//!   `tokenizer`: the same as a tantivy tokenizer.
 //! - `chunk`: a file → chunks around definitions, with their doc comments.
-//! - `index`: the inverted index, and replacing one file's chunks.
-//! - `rank`: BM25 plus definition, doc, path and file-kind signals.
+//! - `schema`, `analyze`: the documents of a file.
+//! - `store`: where the index lives, opening it, rebuilding a bad one.
+//! - `build`: reconciling with the disk, in batches, with progress.
+//! - `search`, `rank`: tantivy's BM25 for candidates, then definition, doc, path,
+//!   coverage and file-kind signals.
+//!
+//! Invariants: no file text is held in memory (hits read their lines from the editor or
+//! the disk when asked); it writes only under the cache dir; a broken index is rebuilt,
+//! never a crash; it knows no LSP type and opens no connection.
 
+mod analyze;
+mod build;
 mod chunk;
-mod inverted;
 mod rank;
+mod schema;
+mod search;
+mod store;
 mod tokenize;
+mod tokenizer;
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
-use self::inverted::{analyze, AnalyzedFile, InvertedIndex, Vocabulary};
+use rustc_hash::{FxHashMap, FxHashSet};
+use tantivy::{IndexReader, IndexWriter, ReloadPolicy};
+
+use self::analyze::{analyze, path_terms, AnalyzedFile, FileStamp, EDITOR_SIZE};
+pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
 pub use self::rank::Ranking;
-use crate::workspace::read::read_index_text;
+use self::schema::Fields;
+pub use self::store::{cache_dir_from_env, Location};
+use self::tokenizer::WordCache;
+use crate::workspace::read::{looks_binary, read_index_text};
 use crate::workspace::sandbox::{is_refused_name, Sandbox};
-use crate::workspace::walk;
-
-/// Files larger than this are generated data or bundles, not something to cite.
-const MAX_FILE_BYTES: u64 = 1024 * 1024;
-/// A NUL byte in this prefix marks a file as binary (ripgrep's heuristic).
-const BINARY_SNIFF_BYTES: usize = 8 * 1024;
-
-/// A searchable index of a workspace's text files. Build it once, keep it current with
-/// `update_file`/`remove_file`, and share it behind a lock: it is `Send + Sync` and
-/// searching needs only `&self`.
-#[derive(Debug, Default)]
-pub struct RetrievalIndex {
-    index: InvertedIndex,
-}
+use crate::workspace::{NoDocuments, Workspace};
 
 /// One chunk found for a question.
 #[derive(Clone, Debug)]
@@ -51,108 +58,192 @@ pub struct RetrievalHit {
     pub score: f32,
     /// The definition the chunk is about, if any.
     pub symbol: Option<String>,
-    /// The chunk text: the lines `start_line..=end_line`, without the final newline.
+    /// The chunk text: the lines `start_line..=end_line` as the editor or the disk has
+    /// them now, without the final newline.
     pub text: String,
 }
 
-impl RetrievalIndex {
-    /// Walks the workspace with the shared walker (gitignore-aware, never `.git/` or
-    /// secrets), skips binary and very large files, and chunks and indexes every text
-    /// file. Unreadable files are skipped, not errors: a partial index still helps.
-    pub fn build(sandbox: &Sandbox) -> RetrievalIndex {
-        let started = Instant::now();
-        let paths = workspace_files(sandbox);
-        let walked = started.elapsed();
+/// A change to take in, from the editor or the disk.
+#[derive(Clone, Debug)]
+pub enum Change {
+    /// An open document's (possibly unsaved) text.
+    Editor { path: String, text: String },
+    /// Read the file from disk again (changed, created, deleted, or closed in the
+    /// editor).
+    Disk { path: String },
+}
 
-        // Reading and tokenizing dominate, so they run on every core, each thread with
-        // its own vocabulary. Batches stream to this thread, which merges them while
-        // the others keep reading; the bounded channel keeps memory flat.
-        const BATCH_FILES: usize = 32;
-        struct Batch {
-            worker: usize,
-            new_words: Vec<Box<str>>,
-            files: Vec<AnalyzedFile>,
+/// A searchable, persistent index of a workspace. Cheap to clone (shared); searching
+/// never waits for a build, which commits in batches.
+#[derive(Clone)]
+pub struct RetrievalIndex {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    reader: IndexReader,
+    fields: Fields,
+    /// Adds and deletes need only `&IndexWriter`; a commit takes it exclusively.
+    writer: RwLock<IndexWriter>,
+    /// What the index holds, by path.
+    files: Mutex<FxHashMap<String, FileStamp>>,
+    /// Paths indexed with the editor's text: the disk does not override them.
+    editor_paths: Mutex<FxHashSet<String>>,
+    workspace: Workspace,
+    location: Location,
+    ready: Mutex<bool>,
+    ready_changed: Condvar,
+    /// One refresh at a time.
+    refreshing: Mutex<()>,
+}
+
+impl RetrievalIndex {
+    /// Opens the workspace's index under `cache` (or in memory, see `store.rs`). Fast:
+    /// it reads only the index's own file records; `refresh` brings it up to date.
+    pub fn open(workspace: Workspace, cache: Option<&Path>) -> RetrievalIndex {
+        let opened = store::open(cache, workspace.root());
+        let reader = opened
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .unwrap_or_else(|_| opened.index.reader().expect("a reader"));
+        if let Location::Memory(reason) = &opened.location {
+            tracing::debug!("workspace index in memory: {reason}");
         }
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8)
-            .min(paths.len() / BATCH_FILES + 1);
-        let next = AtomicUsize::new(0);
-        let mut index = InvertedIndex::default();
-        std::thread::scope(|scope| {
-            let (sender, receiver) = std::sync::mpsc::sync_channel::<Batch>(threads * 2);
-            for worker in 0..threads {
-                let sender = sender.clone();
-                let (next, paths) = (&next, &paths);
-                scope.spawn(move || {
-                    let mut vocab = Vocabulary::default();
-                    let mut sent_words = 0;
-                    let mut files = Vec::new();
-                    let mut flush = |files: &mut Vec<AnalyzedFile>, vocab: &Vocabulary| {
-                        let new_words = vocab.words_from(sent_words).to_vec();
-                        sent_words += new_words.len();
-                        let files = std::mem::take(files);
-                        // The receiver only stops early if the building thread panicked.
-                        let _ = sender.send(Batch {
-                            worker,
-                            new_words,
-                            files,
-                        });
-                    };
-                    while let Some((relative, absolute)) =
-                        paths.get(next.fetch_add(1, Ordering::Relaxed))
-                    {
-                        if let Some(text) = read_index_text(absolute, MAX_FILE_BYTES) {
-                            files.push(analyze(relative.clone(), text, &mut vocab));
-                            if files.len() == BATCH_FILES {
-                                flush(&mut files, &vocab);
-                            }
-                        }
-                    }
-                    flush(&mut files, &vocab);
-                });
-            }
-            drop(sender);
-            let mut remaps: Vec<Vec<u32>> = vec![Vec::new(); threads];
-            for batch in receiver {
-                let remap = &mut remaps[batch.worker];
-                index.extend_remap(remap, &batch.new_words);
-                for file in batch.files {
-                    index.insert(file, remap);
-                }
-            }
-        });
-        index.shrink_to_fit();
-        tracing::debug!(
-            files = index.live_files,
-            chunks = index.live_chunks,
-            terms = index.vocab.len(),
-            walk_ms = walked.as_millis() as u64,
-            total_ms = started.elapsed().as_millis() as u64,
-            "retrieval index built"
-        );
-        RetrievalIndex { index }
+        RetrievalIndex {
+            inner: Arc::new(Inner {
+                reader,
+                fields: opened.fields,
+                writer: RwLock::new(opened.writer),
+                files: Mutex::new(opened.files),
+                editor_paths: Mutex::new(FxHashSet::default()),
+                workspace,
+                location: opened.location,
+                ready: Mutex::new(false),
+                ready_changed: Condvar::new(),
+                refreshing: Mutex::new(()),
+            }),
+        }
     }
 
-    /// Replaces one file's text (an open document's unsaved editor text); `relative_path`
-    /// is workspace-relative with `/` separators. Adds the file if it was not indexed.
-    /// Paths the sandbox refuses (`.git/`, secrets) and binary or huge texts are not
-    /// indexed (and drop any earlier version).
-    pub fn update_file(&mut self, relative_path: &str, text: &str) {
-        let refused = relative_path.split('/').any(is_refused_name);
-        let too_big = text.len() as u64 > MAX_FILE_BYTES;
-        let binary = text.as_bytes()[..text.len().min(BINARY_SNIFF_BYTES)].contains(&0);
-        if refused || too_big || binary {
-            self.index.remove(relative_path);
+    /// An index of `sandbox`'s workspace built in memory, for evaluations and tests.
+    pub fn build(sandbox: &Sandbox) -> RetrievalIndex {
+        let workspace = Workspace::new(sandbox.clone(), Arc::new(NoDocuments));
+        let index = RetrievalIndex::open(workspace, None);
+        index.refresh(BOUNDS, &|_| {});
+        index
+    }
+
+    /// Brings the index up to date with the disk (see `build.rs`), then marks it ready.
+    pub fn refresh(&self, bounds: Bounds, progress: &dyn Fn(Progress)) -> RefreshReport {
+        let _one = lock(&self.inner.refreshing);
+        let report = build::refresh(&self.inner, bounds, progress);
+        *lock(&self.inner.ready) = true;
+        self.inner.ready_changed.notify_all();
+        report
+    }
+
+    /// Waits until a first refresh has finished, at most `timeout`; whether it has.
+    pub fn wait_ready(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut ready = lock(&self.inner.ready);
+        while !*ready {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            ready = self
+                .inner
+                .ready_changed
+                .wait_timeout(ready, left)
+                .map(|(guard, _)| guard)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+        true
+    }
+
+    /// Takes in changes from the editor or the disk, then commits once. Paths the
+    /// sandbox refuses (`.git/`, secrets) and binary or huge texts are not indexed (and
+    /// drop any earlier version).
+    pub fn apply(&self, changes: Vec<Change>) {
+        if changes.is_empty() {
             return;
         }
-        let mut vocab = Vocabulary::default();
-        let file = analyze(relative_path.to_string(), text.to_string(), &mut vocab);
-        self.index.insert_batch(vec![file], &vocab);
+        let inner = &self.inner;
+        let mut cache = WordCache::default();
+        for change in changes {
+            match change {
+                Change::Editor { path, text } => {
+                    let refused = path.split('/').any(is_refused_name);
+                    let too_big = text.len() as u64 > build::MAX_FILE_BYTES;
+                    if refused || too_big || looks_binary(text.as_bytes()) {
+                        lock(&inner.editor_paths).remove(&path);
+                        inner.remove(&path);
+                        continue;
+                    }
+                    lock(&inner.editor_paths).insert(path.clone());
+                    let stamp = FileStamp {
+                        size: EDITOR_SIZE,
+                        ..FileStamp::default()
+                    };
+                    inner.replace(analyze(
+                        &inner.fields,
+                        &mut cache,
+                        &path,
+                        Some(&text),
+                        stamp,
+                    ));
+                }
+                Change::Disk { path } => {
+                    lock(&inner.editor_paths).remove(&path);
+                    let file = inner.workspace.sandbox.resolve(&path).ok().and_then(|r| {
+                        let metadata = std::fs::metadata(&r.absolute).ok()?;
+                        let text = read_index_text(&r.absolute, build::MAX_FILE_BYTES)?;
+                        Some((metadata, text))
+                    });
+                    match file {
+                        Some((metadata, text)) => {
+                            let stamp = FileStamp {
+                                size: metadata.len(),
+                                mtime: metadata
+                                    .modified()
+                                    .ok()
+                                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                                    .map_or(0, |d| d.as_nanos() as u64),
+                                seen: build::now_ns(),
+                                hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+                                ..FileStamp::default()
+                            };
+                            inner.replace(analyze(
+                                &inner.fields,
+                                &mut cache,
+                                &path,
+                                Some(&text),
+                                stamp,
+                            ));
+                        }
+                        None => inner.remove(&path),
+                    }
+                }
+            }
+        }
+        inner.commit();
     }
 
-    pub fn remove_file(&mut self, relative_path: &str) {
-        self.index.remove(relative_path);
+    /// Indexes an open document's text (and commits).
+    pub fn update_file(&self, relative_path: &str, text: &str) {
+        self.apply(vec![Change::Editor {
+            path: relative_path.to_string(),
+            text: text.to_string(),
+        }]);
+    }
+
+    /// Forgets a file (and commits).
+    pub fn remove_file(&self, relative_path: &str) {
+        lock(&self.inner.editor_paths).remove(relative_path);
+        self.inner.remove(relative_path);
+        self.inner.commit();
     }
 
     /// Best chunks for a natural-language question, best first.
@@ -161,77 +252,166 @@ impl RetrievalIndex {
     }
 
     /// `search` with a chosen ranking; `Ranking::PlainBm25` is the baseline the eval
-    /// compares against.
+    /// compares against. A hit whose file can no longer be read is left out.
     pub fn search_with(&self, query: &str, limit: usize, ranking: Ranking) -> Vec<RetrievalHit> {
-        rank::rank(&self.index, query, limit, ranking)
+        let searcher = self.inner.reader.searcher();
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            search::search(&searcher, &self.inner.fields, query, limit, ranking)
+        }));
+        let found = match found {
+            Ok(Ok(found)) => found,
+            Ok(Err(error)) => {
+                tracing::warn!("index search failed: {error}");
+                return Vec::new();
+            }
+            Err(_) => {
+                tracing::warn!("index search panicked; the index is likely corrupt");
+                return Vec::new();
+            }
+        };
+        found
             .into_iter()
-            .map(|scored| {
-                let chunk = &self.index.chunks[scored.chunk as usize];
-                let file = self.index.file(chunk.file);
-                RetrievalHit {
-                    path: file.path.clone(),
-                    start_line: chunk.start_line as usize + 1,
-                    end_line: chunk.end_line as usize,
-                    score: scored.score,
-                    symbol: rank::best_symbol(&self.index, scored.chunk, query),
-                    text: file.text[chunk.start_byte as usize..chunk.end_byte as usize].to_string(),
-                }
+            .filter_map(|found| {
+                let text = self.excerpt(&found.path, found.start_line, found.end_line)?;
+                Some(RetrievalHit {
+                    path: found.path,
+                    start_line: found.start_line,
+                    end_line: found.end_line,
+                    score: found.score,
+                    symbol: found.symbol,
+                    text,
+                })
             })
             .collect()
     }
 
+    /// Lines `start..=end` (1-based) of a file as the editor or the disk has it now.
+    fn excerpt(&self, path: &str, start: usize, end: usize) -> Option<String> {
+        let workspace = &self.inner.workspace;
+        let resolved = workspace.sandbox.resolve_allow_missing(path).ok()?;
+        let text = match workspace.open_document(&resolved.absolute) {
+            Some(doc) => doc.rope.to_string(),
+            None => read_index_text(&resolved.absolute, build::MAX_FILE_BYTES)?,
+        };
+        let lines = analyze::split_lines(&text);
+        if start == 0 || start > lines.len() {
+            return None;
+        }
+        Some(lines[start - 1..end.min(lines.len())].join("\n"))
+    }
+
+    /// Text files indexed.
     pub fn file_count(&self) -> usize {
-        self.index.live_files
+        lock(&self.inner.files).values().filter(|s| s.text).count()
     }
 
-    /// Number of live chunks (for reports).
+    /// Chunks indexed.
     pub fn chunk_count(&self) -> usize {
-        self.index.live_chunks
+        lock(&self.inner.files)
+            .values()
+            .map(|s| s.chunks as usize)
+            .sum()
     }
 
-    /// Approximate heap bytes held: file texts, postings and chunk records (for
-    /// reports; the term dictionary and hash-table overhead are not counted).
+    /// Where the index lives.
+    pub fn location(&self) -> &Location {
+        &self.inner.location
+    }
+
+    /// The index's size on disk (0 for an index in memory).
+    pub fn bytes_on_disk(&self) -> u64 {
+        match &self.inner.location {
+            Location::Disk(dir) => store::bytes_on_disk(dir),
+            Location::Memory(_) => 0,
+        }
+    }
+
+    /// Bytes the index's files take (in memory or on disk), for reports.
     pub fn approximate_bytes(&self) -> usize {
-        let texts: usize = self
-            .index
-            .files
-            .iter()
-            .flatten()
-            .map(|f| f.text.len())
-            .sum();
-        let postings: usize = self
-            .index
-            .postings
-            .iter()
-            .map(|p| p.capacity() * std::mem::size_of::<inverted::Posting>())
-            .sum();
-        let chunks = self.index.chunks.len() * std::mem::size_of::<inverted::ChunkRecord>();
-        texts + postings + chunks
+        self.inner
+            .reader
+            .searcher()
+            .space_usage()
+            .map_or(0, |usage| usage.total().get_bytes() as usize)
     }
 }
 
-/// Every file the walker admits, as (workspace-relative path, absolute path), sorted
-/// so that builds are deterministic.
-fn workspace_files(sandbox: &Sandbox) -> Vec<(String, PathBuf)> {
-    let mut files = Vec::new();
-    for entry in walk::builder(sandbox.root()).build() {
-        let Ok(entry) = entry else {
-            continue;
-        };
-        if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
-            continue;
+impl Inner {
+    /// Replaces a file's documents and stamp.
+    fn replace(&self, file: AnalyzedFile) {
+        let writer = read(&self.writer);
+        for term in path_terms(&self.fields, &file.path) {
+            writer.delete_term(term);
         }
-        if let Some(relative) = sandbox.relative(entry.path()) {
-            files.push((relative, entry.into_path()));
+        for document in file.documents {
+            if let Err(error) = writer.add_document(document) {
+                tracing::warn!("cannot index {}: {error}", file.path);
+                return;
+            }
+        }
+        lock(&self.files).insert(file.path, file.stamp);
+    }
+
+    fn remove(&self, path: &str) {
+        let writer = read(&self.writer);
+        for term in path_terms(&self.fields, path) {
+            writer.delete_term(term);
+        }
+        lock(&self.files).remove(path);
+    }
+
+    /// Commits what was added and deleted, and makes it searchable.
+    fn commit(&self) {
+        let committed = write(&self.writer).commit();
+        if let Err(error) = committed {
+            tracing::warn!("index commit failed: {error}");
+            return;
+        }
+        if let Err(error) = self.reader.reload() {
+            tracing::warn!("index reload failed: {error}");
         }
     }
-    files.sort();
-    files
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// An index of files written to a fresh directory (kept alive with the index).
+    pub(crate) struct TestIndex {
+        _dir: tempfile::TempDir,
+        index: RetrievalIndex,
+    }
+
+    impl std::ops::Deref for TestIndex {
+        type Target = RetrievalIndex;
+        fn deref(&self) -> &RetrievalIndex {
+            &self.index
+        }
+    }
+
+    pub(crate) fn index_of(files: &[(&str, &str)]) -> TestIndex {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, content) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
+        let index = RetrievalIndex::build(&Sandbox::new(dir.path()).unwrap());
+        TestIndex { _dir: dir, index }
+    }
 
     fn workspace(files: &[(&str, &[u8])]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -269,18 +449,47 @@ mod tests {
         assert!(hit.text.starts_with("/// Retries") && hit.text.ends_with('}'));
     }
 
+    /// The editor's open documents, settable by the test.
+    #[derive(Default)]
+    struct Editor(Mutex<Vec<crate::workspace::OpenDocument>>);
+
+    impl crate::workspace::OpenDocuments for Editor {
+        fn open_documents(&self) -> Vec<crate::workspace::OpenDocument> {
+            lock(&self.0).clone()
+        }
+    }
+
+    impl Editor {
+        fn open(&self, root: &Path, path: &str, text: &str) {
+            lock(&self.0).push(crate::workspace::OpenDocument {
+                path: root.join(path),
+                language_id: "rust".into(),
+                version: 1,
+                rope: ropey::Rope::from_str(text),
+            });
+        }
+    }
+
     #[test]
     fn updates_follow_the_editor() {
         let dir = workspace(&[("src/a.rs", b"pub fn parse_config() {}\n")]);
         let sandbox = Sandbox::new(dir.path()).unwrap();
-        let mut index = RetrievalIndex::build(&sandbox);
+        let root = sandbox.root().to_path_buf();
+        let editor = Arc::new(Editor::default());
+        let index = RetrievalIndex::open(Workspace::new(sandbox, editor.clone()), None);
+        index.refresh(BOUNDS, &|_| {});
         assert_eq!(paths(&index.search("parse config", 5)), ["src/a.rs"]);
 
-        // Unsaved edits replace the file's chunks; new files are added.
+        // Unsaved edits replace the file's chunks; new files are added. Hits show the
+        // editor's text.
+        editor.open(&root, "src/a.rs", "pub fn render_page() {}\n");
+        editor.open(&root, "src/new.rs", "pub fn parse_config_file() {}\n");
         index.update_file("src/a.rs", "pub fn render_page() {}\n");
         index.update_file("src/new.rs", "pub fn parse_config_file() {}\n");
         assert_eq!(paths(&index.search("parse config", 5)), ["src/new.rs"]);
-        assert_eq!(paths(&index.search("render page", 5)), ["src/a.rs"]);
+        let hits = index.search("render page", 5);
+        assert_eq!(paths(&hits), ["src/a.rs"]);
+        assert_eq!(hits[0].text, "pub fn render_page() {}");
         assert_eq!(index.file_count(), 2);
 
         index.remove_file("src/new.rs");
@@ -290,6 +499,15 @@ mod tests {
         index.update_file("src/blob.rs", "parse\0config");
         assert!(index.search("parse config", 5).is_empty());
         assert_eq!(index.file_count(), 1);
+
+        // A refresh does not put the disk's text over the editor's.
+        index.refresh(BOUNDS, &|_| {});
+        assert_eq!(paths(&index.search("render page", 5)), ["src/a.rs"]);
+        // Back to the disk's text once the editor lets go.
+        index.apply(vec![Change::Disk {
+            path: "src/a.rs".into(),
+        }]);
+        assert!(index.search("render page", 5).is_empty());
     }
 
     #[test]
@@ -298,7 +516,6 @@ mod tests {
         let sandbox = Sandbox::new(dir.path()).unwrap();
         let index = RetrievalIndex::build(&sandbox);
         assert!(index.search("anything", 5).is_empty());
-        let mut index = index;
         index.update_file("a.rs", "fn a() {}\n");
         assert!(index.search("", 5).is_empty());
         assert!(index.search("the of and", 5).is_empty());

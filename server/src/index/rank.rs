@@ -14,11 +14,16 @@
 //!   asks for them;
 //! - results are spread over files, since five chunks of one file hide the
 //!   second-best file.
+//!
+//! Tantivy's BM25 (with field boosts) picks the candidates; the candidates' per-field
+//! term frequencies and their files' terms are read back from its postings
+//! (`search.rs`) and scored here exactly as the in-memory index used to score every
+//! chunk.
 
 use std::collections::HashMap;
 
-use super::inverted::{ChunkId, FileId, InvertedIndex};
-use super::tokenize::{for_each_term, query_terms, stem};
+use super::chunk::Definition;
+use super::tokenize::{for_each_term, stem, QueryTerm};
 
 /// Which scoring to use. `PlainBm25` exists to measure the tuned ranker against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,13 +105,6 @@ impl FileKind {
         }
         FileKind::Source
     }
-}
-
-/// A chunk and its final score.
-#[derive(Debug, Clone, Copy)]
-pub struct Scored {
-    pub chunk: ChunkId,
-    pub score: f32,
 }
 
 struct Params {
@@ -201,76 +199,101 @@ impl Intent {
     }
 }
 
-/// The best chunks for `query`, best first, at most `limit`.
-pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) -> Vec<Scored> {
+/// A candidate chunk with what scoring needs to know about it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub path: String,
+    /// 0-based; `end_line` exclusive.
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Number of body terms, BM25's document length.
+    pub len: u32,
+    pub symbol: Option<String>,
+    pub definitions: Vec<Definition>,
+    pub in_test_module: bool,
+    /// Per term of [`Corpus::terms`]: its frequency in the body, the doc comments and the
+    /// definition names.
+    pub tf: Vec<[u32; 3]>,
+    /// Bit `i`: the chunk's file holds term `i` of [`Corpus::terms`].
+    pub file_mask: u64,
+}
+
+/// One question term with its document frequencies.
+#[derive(Debug, Clone)]
+pub struct TermStats {
+    pub term: QueryTerm,
+    /// Chunks holding it.
+    pub chunk_df: u64,
+    /// Files whose path holds it.
+    pub file_df: u64,
+}
+
+/// The collection statistics BM25 needs, and the question's terms.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    pub chunks: u64,
+    pub files: u64,
+    /// Sum of chunk lengths.
+    pub total_len: u64,
+    /// Every term of the question (the intent and the path bonus use them all).
+    pub all_terms: Vec<TermStats>,
+    /// The terms found in some chunk, at most 64 so a file's terms fit a bitmask.
+    pub terms: Vec<TermStats>,
+}
+
+/// A candidate (by position) and its final score.
+#[derive(Debug, Clone, Copy)]
+pub struct Scored {
+    pub candidate: usize,
+    pub score: f32,
+}
+
+/// The best of `candidates` for the question, best first, at most `limit`.
+pub fn rank(
+    candidates: &[Candidate],
+    corpus: &Corpus,
+    limit: usize,
+    ranking: Ranking,
+) -> Vec<Scored> {
     let params = match ranking {
         Ranking::Tuned => &TUNED,
         Ranking::PlainBm25 => &PLAIN,
     };
-    if limit == 0 || index.live_chunks == 0 {
+    if limit == 0 || corpus.chunks == 0 || corpus.terms.is_empty() {
         return Vec::new();
     }
-    let all_terms = query_terms(query);
-    let texts: Vec<String> = all_terms.iter().map(|t| t.text.clone()).collect();
-    let intent = Intent::of(&texts);
-    let files = index.live_files as f32;
-    // A term may be only in paths ("tests"): it still earns the path bonus.
-    let path_idf: Vec<(u32, f32)> = all_terms
+    let texts: Vec<String> = corpus
+        .all_terms
         .iter()
-        .filter_map(|t| {
-            let id = index.vocab.get(&t.text)?;
-            let df = index.file_df[id as usize] as f32;
-            (df > 0.0).then(|| (id, (1.0 + (files - df + 0.5) / (df + 0.5)).ln()))
-        })
+        .map(|t| t.term.text.clone())
         .collect();
-    // Terms found in some chunk, at most 64 so a file's matched terms fit a bitmask.
-    let mut terms = all_terms;
-    terms.retain(|t| {
-        index
-            .vocab
-            .get(&t.text)
-            .is_some_and(|id| index.chunk_df[id as usize] > 0)
-    });
-    terms.truncate(64);
-    if terms.is_empty() {
-        return Vec::new();
-    }
-
-    let n = index.live_chunks as f32;
-    let avg_len = (index.total_len as f32 / n).max(1.0);
-    let mut scores: HashMap<ChunkId, f32> = HashMap::new();
-    let mut file_terms: HashMap<FileId, u64> = HashMap::new();
-    let mut term_idf = Vec::with_capacity(terms.len());
-    for (i, term) in terms.iter().enumerate() {
-        let id = index.vocab.get(&term.text).expect("retained above") as usize;
-        let df = index.chunk_df[id] as f32;
-        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        term_idf.push(idf);
-        for posting in &index.postings[id] {
-            let chunk = &index.chunks[posting.chunk as usize];
-            if !chunk.alive {
-                continue;
-            }
-            let tf = f32::from(posting.body)
-                + params.def_weight * f32::from(posting.def)
-                + params.doc_weight * f32::from(posting.doc);
-            let norm = params.k1 * (1.0 - params.b + params.b * chunk.len as f32 / avg_len);
-            *scores.entry(posting.chunk).or_default() += idf * tf * (params.k1 + 1.0) / (tf + norm);
-            if !term.compound {
-                *file_terms.entry(chunk.file).or_default() |= 1 << i;
-            }
-        }
-    }
-
-    let word_idf_total: f32 = terms
+    let intent = Intent::of(&texts);
+    let idf = |n: f32, df: f32| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+    let files = corpus.files as f32;
+    // A term may be only in paths ("tests"): it still earns the path bonus.
+    let path_idf: Vec<(&str, f32)> = corpus
+        .all_terms
+        .iter()
+        .filter(|t| t.file_df > 0)
+        .map(|t| (t.term.text.as_str(), idf(files, t.file_df as f32)))
+        .collect();
+    let n = corpus.chunks as f32;
+    let avg_len = (corpus.total_len as f32 / n).max(1.0);
+    let term_idf: Vec<f32> = corpus
+        .terms
+        .iter()
+        .map(|t| idf(n, t.chunk_df as f32))
+        .collect();
+    let word_idf_total: f32 = corpus
+        .terms
         .iter()
         .zip(&term_idf)
-        .filter(|(t, _)| !t.compound)
+        .filter(|(t, _)| !t.term.compound)
         .map(|(_, idf)| idf)
         .sum();
     // Compounds count here: "token bucket" glues to `tokenbucket`, which a name such as
     // `TokenBucket` also yields.
-    let words: Vec<&str> = terms.iter().map(|t| t.text.as_str()).collect();
+    let words: Vec<&str> = corpus.terms.iter().map(|t| t.term.text.as_str()).collect();
     // A question about tests or changes is answered by that kind of file, not by the
     // definition it names.
     let name_weight = if intent.asks_for_a_kind() {
@@ -278,28 +301,44 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
     } else {
         params.name_weight
     };
-    let mut scored: Vec<Scored> = scores
-        .into_iter()
-        .map(|(chunk_id, bm25)| {
-            if ranking == Ranking::PlainBm25 {
-                return Scored {
-                    chunk: chunk_id,
-                    score: bm25,
-                };
+    let mut scored: Vec<Scored> = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(position, candidate)| {
+            let mut bm25 = 0.0;
+            let mut matched = false;
+            for (tf, idf) in candidate.tf.iter().zip(&term_idf) {
+                let [body, doc, def] = tf.map(|f| f.min(255) as f32);
+                if body + doc + def == 0.0 {
+                    continue;
+                }
+                matched = true;
+                let tf = body + params.def_weight * def + params.doc_weight * doc;
+                let norm = params.k1 * (1.0 - params.b + params.b * candidate.len as f32 / avg_len);
+                bm25 += idf * tf * (params.k1 + 1.0) / (tf + norm);
             }
-            let chunk = &index.chunks[chunk_id as usize];
-            let file = index.file(chunk.file);
+            if !matched {
+                return None;
+            }
+            if ranking == Ranking::PlainBm25 {
+                return Some(Scored {
+                    candidate: position,
+                    score: bm25,
+                });
+            }
+            let mut path_terms: Vec<String> = Vec::new();
+            for_each_term(&candidate.path, |term| path_terms.push(term.to_string()));
             let path_bonus: f32 = path_idf
                 .iter()
-                .filter(|(id, _)| file.path_terms.contains(id))
+                .filter(|(term, _)| path_terms.iter().any(|p| p == term))
                 .map(|(_, idf)| idf)
                 .sum();
-            let mask = file_terms.get(&chunk.file).copied().unwrap_or(0);
-            let covered: f32 = terms
+            let covered: f32 = corpus
+                .terms
                 .iter()
                 .zip(&term_idf)
                 .enumerate()
-                .filter(|(i, (t, _))| !t.compound && mask & (1 << i) != 0)
+                .filter(|(i, (t, _))| !t.term.compound && candidate.file_mask & (1 << i) != 0)
                 .map(|(_, (_, idf))| idf)
                 .sum();
             let coverage = if word_idf_total > 0.0 {
@@ -307,35 +346,32 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
             } else {
                 0.0
             };
+            let kind = FileKind::of_path(&candidate.path);
             let score = (bm25 + params.path_weight * path_bonus)
                 * (1.0 + params.coverage_weight * coverage)
-                * (1.0 + name_weight * name_match(chunk, &words))
-                * intent.factor(file.kind, chunk.in_test_module);
-            Scored {
-                chunk: chunk_id,
+                * (1.0 + name_weight * name_match(&candidate.definitions, &words))
+                * intent.factor(kind, candidate.in_test_module);
+            Some(Scored {
+                candidate: position,
                 score,
-            }
+            })
         })
         .collect();
-    // Ties go by path and line, not by chunk id: ids depend on which build thread
-    // finished first, and results must not.
+    // Ties go by path and line, not by arrival: results must not depend on segments.
     scored.sort_unstable_by(|a, b| {
         b.score.total_cmp(&a.score).then_with(|| {
-            let (a, b) = (
-                &index.chunks[a.chunk as usize],
-                &index.chunks[b.chunk as usize],
-            );
-            (&index.file(a.file).path, a.start_line).cmp(&(&index.file(b.file).path, b.start_line))
+            let (a, b) = (&candidates[a.candidate], &candidates[b.candidate]);
+            (&a.path, a.start_line).cmp(&(&b.path, b.start_line))
         })
     });
-    diversify(index, scored, limit, params.same_file_decay)
+    diversify(candidates, scored, limit, params.same_file_decay)
 }
 
 /// 1.0 when one of the chunk's definitions is named only with the question's words
 /// (every part of `TokenBucket` or `refill` asked about), else 0.0. Definitions are what
 /// a question about behaviour is usually answered by; a mere mention is not.
-fn name_match(chunk: &super::inverted::ChunkRecord, words: &[&str]) -> f32 {
-    let full = chunk.definitions.iter().any(|definition| {
+fn name_match(definitions: &[Definition], words: &[&str]) -> f32 {
+    let full = definitions.iter().any(|definition| {
         let mut parts = 0;
         let mut matched = 0;
         for_each_term(&definition.name, |term| {
@@ -357,7 +393,12 @@ fn name_match(chunk: &super::inverted::ChunkRecord, words: &[&str]) -> f32 {
 /// of its file already picked. Lazy greedy: scores only ever fall, so a popped entry
 /// whose file has not gained a pick since it was scored is the true best; otherwise it
 /// is rescored and pushed back. Exact, and each chunk is rescored at most `limit` times.
-fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f32) -> Vec<Scored> {
+fn diversify(
+    candidates: &[Candidate],
+    scored: Vec<Scored>,
+    limit: usize,
+    decay: f32,
+) -> Vec<Scored> {
     if decay >= 1.0 {
         let mut scored = scored;
         scored.truncate(limit);
@@ -368,7 +409,7 @@ fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f3
         score: f32,
         /// Position in `scored`, which breaks ties.
         order: usize,
-        chunk: ChunkId,
+        candidate: usize,
         /// Picks of the chunk's file when `score` was computed.
         seen: i32,
     }
@@ -392,22 +433,22 @@ fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f3
         .map(|(order, s)| Entry {
             score: s.score,
             order,
-            chunk: s.chunk,
+            candidate: s.candidate,
             seen: 0,
         })
         .collect();
-    let mut picked_per_file: HashMap<FileId, i32> = HashMap::new();
+    let mut picked_per_file: HashMap<&str, i32> = HashMap::new();
     let mut out = Vec::with_capacity(limit.min(heap.len()));
     while out.len() < limit {
         let Some(entry) = heap.pop() else {
             break;
         };
-        let file = index.chunks[entry.chunk as usize].file;
-        let seen = picked_per_file.get(&file).copied().unwrap_or(0);
+        let file = candidates[entry.candidate].path.as_str();
+        let seen = picked_per_file.get(file).copied().unwrap_or(0);
         if entry.seen == seen {
             *picked_per_file.entry(file).or_default() += 1;
             out.push(Scored {
-                chunk: entry.chunk,
+                candidate: entry.candidate,
                 score: entry.score,
             });
         } else {
@@ -423,11 +464,9 @@ fn diversify(index: &InvertedIndex, scored: Vec<Scored>, limit: usize, decay: f3
 
 /// The definition in a chunk that shares most terms with the question, else the
 /// chunk's own symbol.
-pub fn best_symbol(index: &InvertedIndex, chunk: ChunkId, query: &str) -> Option<String> {
-    let chunk = &index.chunks[chunk as usize];
-    let wanted: Vec<String> = query_terms(query).into_iter().map(|t| t.text).collect();
+pub fn best_symbol(candidate: &Candidate, wanted: &[String]) -> Option<String> {
     let mut best: Option<(usize, &str)> = None;
-    for definition in chunk.definitions.iter() {
+    for definition in &candidate.definitions {
         let mut overlap = 0;
         for_each_term(&definition.name, |term| {
             if wanted.iter().any(|w| w == term) {
@@ -440,19 +479,21 @@ pub fn best_symbol(index: &InvertedIndex, chunk: ChunkId, query: &str) -> Option
     }
     match best {
         Some((_, symbol)) => Some(symbol.to_string()),
-        None => chunk.symbol.as_deref().map(str::to_string),
+        None => candidate.symbol.clone(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::inverted::tests::index_of;
+    use crate::index::tests::index_of;
+    use crate::index::RetrievalIndex;
 
-    fn top_paths(index: &InvertedIndex, query: &str, ranking: Ranking) -> Vec<String> {
-        rank(index, query, 5, ranking)
-            .iter()
-            .map(|s| index.file(index.chunks[s.chunk as usize].file).path.clone())
+    fn top_paths(index: &RetrievalIndex, query: &str, ranking: Ranking) -> Vec<String> {
+        index
+            .search_with(query, 5, ranking)
+            .into_iter()
+            .map(|hit| hit.path)
             .collect()
     }
 
@@ -575,10 +616,10 @@ fn senders_wait_when_bounded_channel_buffer_is_full() {
             "src/a.rs",
             "const A: u8 = 1;\nfn unrelated() {}\nfn read_line() {}\n",
         )]);
-        assert_eq!(
-            best_symbol(&index, 0, "how do I read a line").as_deref(),
-            Some("read_line")
-        );
-        assert_eq!(best_symbol(&index, 0, "nothing here").as_deref(), Some("A"));
+        let hit = &index.search("how do I read a line", 1)[0];
+        assert_eq!(hit.symbol.as_deref(), Some("read_line"));
+        // No definition shares a word with the question: the chunk's own symbol.
+        let hit = &index.search("u8", 1)[0];
+        assert_eq!(hit.symbol.as_deref(), Some("A"));
     }
 }

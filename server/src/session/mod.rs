@@ -12,10 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::agent::{self, Agent, AgentOutcome, AgentSettings, AskInput, Focus};
-use crate::index::{RetrievalHit, RetrievalIndex};
+use crate::index::{self as workspace_index, Change, RetrievalHit, RetrievalIndex};
 use crate::providers::{self, ChatModel, Message, ProviderConfig, ProviderError};
 use crate::text::{self, PositionEncoding, Span};
-use crate::workspace::read::read_index_text;
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{OpenDocuments, Workspace};
 
@@ -25,6 +24,20 @@ pub use settings::{Provider, Settings};
 
 /// Chunks of retrieved code offered to the model (and listed when there is no model).
 const CONTEXT_HITS: usize = 6;
+/// How long an ask waits for the index to finish its first refresh before it answers
+/// from what is indexed so far: small workspaces are always complete, a huge one never
+/// holds the answer up for long.
+const INDEX_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What the background index refresh reports (to show progress in the editor).
+#[derive(Clone, Debug)]
+pub enum IndexEvent {
+    Progress(workspace_index::Progress),
+    Done(workspace_index::RefreshReport),
+}
+
+/// Where index events go; called from a blocking thread.
+pub type IndexEvents = Arc<dyn Fn(IndexEvent) + Send + Sync>;
 
 #[derive(Clone, Debug, Default)]
 pub struct AskRequest {
@@ -49,10 +62,12 @@ pub struct AskOutcome {
     pub outcome: AgentOutcome,
 }
 
-/// The retrieval index and the document versions it has seen, built on first use.
+/// The workspace index and the document versions it has seen, opened on first use.
 #[derive(Default)]
 struct RetrievalState {
     index: Option<RetrievalIndex>,
+    /// Whether its refresh with the disk has been started (once per session).
+    refreshing: bool,
     /// Open documents indexed with their editor text: URI → (version, relative path).
     seen_versions: HashMap<String, (i32, String)>,
 }
@@ -270,23 +285,17 @@ impl Session {
         Some(focus)
     }
 
-    /// Builds the retrieval index in the background, so the first ask does not wait for
-    /// it (called once the editor has initialized).
-    pub fn warm_up(&self) {
-        let (Some(workspace), state) = (self.workspace(), self.retrieval.clone()) else {
+    /// Opens the workspace index and brings it up to date in the background, so the
+    /// first ask does not wait for it (called once the editor has initialized).
+    pub fn warm_up(&self, events: IndexEvents) {
+        let Some(workspace) = self.workspace() else {
             return;
         };
+        let state = self.retrieval.clone();
         tokio::task::spawn_blocking(move || {
-            let started = std::time::Instant::now();
-            let mut state = lock(&state);
-            if state.index.is_none() {
-                let index = RetrievalIndex::build(&workspace.sandbox);
-                tracing::info!(
-                    files = index.file_count(),
-                    elapsed_ms = started.elapsed().as_millis() as u64,
-                    "retrieval index built"
-                );
-                state.index = Some(index);
+            let (index, start) = open_index(&state, &workspace);
+            if start {
+                refresh(&index, &events);
             }
         });
     }
@@ -310,78 +319,67 @@ impl Session {
         }
     }
 
-    /// Best chunks for the question. The index is built on first use (off the async
-    /// threads) and brought up to date with the editor's open documents each time.
+    /// Best chunks for the question. The index is opened on first use (its refresh then
+    /// starts in the background), awaited for at most `INDEX_WAIT`, and brought up to
+    /// date with the editor's open documents and the files changed on disk.
     async fn retrieve(&self, workspace: &Workspace, query: String) -> Vec<RetrievalHit> {
         let state = self.retrieval.clone();
         let changed_on_disk = self.changed_on_disk.clone();
         let workspace = workspace.clone();
         let documents = self.documents.all();
         let task = tokio::task::spawn_blocking(move || {
-            let mut state = lock(&state);
-            let state = &mut *state;
-            let index = state
-                .index
-                .get_or_insert_with(|| RetrievalIndex::build(&workspace.sandbox));
-            for doc in &documents {
-                let Some(path) = &doc.path else { continue };
-                let Some(relative) = workspace.sandbox.relative(path) else {
-                    continue;
-                };
-                if state.seen_versions.get(&doc.uri).map(|(v, _)| *v) != Some(doc.version) {
-                    index.update_file(&relative, &doc.rope.to_string());
-                    state
+            let (index, start) = open_index(&state, &workspace);
+            if start {
+                let index = index.clone();
+                let quiet: IndexEvents = Arc::new(|_| {});
+                std::thread::spawn(move || refresh(&index, &quiet));
+            }
+            index.wait_ready(INDEX_WAIT);
+            let mut changes = Vec::new();
+            {
+                let mut state = lock(&state);
+                for doc in &documents {
+                    let Some(path) = &doc.path else { continue };
+                    let Some(relative) = workspace.sandbox.relative(path) else {
+                        continue;
+                    };
+                    if state.seen_versions.get(&doc.uri).map(|(v, _)| *v) != Some(doc.version) {
+                        changes.push(Change::Editor {
+                            path: relative.clone(),
+                            text: doc.rope.to_string(),
+                        });
+                        state
+                            .seen_versions
+                            .insert(doc.uri.clone(), (doc.version, relative));
+                    }
+                }
+                // Files changed on disk (git checkout, a formatter, another editor); open
+                // documents keep their editor text.
+                let changed = std::mem::take(&mut *lock(&changed_on_disk));
+                for relative in changed {
+                    if !state
                         .seen_versions
-                        .insert(doc.uri.clone(), (doc.version, relative));
+                        .values()
+                        .any(|(_, open)| *open == relative)
+                    {
+                        changes.push(Change::Disk { path: relative });
+                    }
                 }
-            }
-            // Files changed on disk (git checkout, a formatter, another editor); open
-            // documents keep their editor text.
-            let changed = std::mem::take(&mut *lock(&changed_on_disk));
-            for relative in changed {
-                if state
+                // A document closed since the last ask (perhaps without saving) is
+                // indexed by its text on disk again, or dropped if it was never saved.
+                let closed: Vec<String> = state
                     .seen_versions
-                    .values()
-                    .any(|(_, open)| *open == relative)
-                {
-                    continue;
-                }
-                let text = workspace
-                    .sandbox
-                    .resolve(&relative)
-                    .ok()
-                    .and_then(|resolved| {
-                        read_index_text(&resolved.absolute, crate::workspace::MAX_READ_BYTES)
-                    });
-                match text {
-                    Some(text) => index.update_file(&relative, &text),
-                    None => index.remove_file(&relative),
+                    .keys()
+                    .filter(|uri| !documents.iter().any(|doc| &doc.uri == *uri))
+                    .cloned()
+                    .collect();
+                for uri in closed {
+                    if let Some((_, relative)) = state.seen_versions.remove(&uri) {
+                        changes.push(Change::Disk { path: relative });
+                    }
                 }
             }
-            // A document closed since the last ask (perhaps without saving) is indexed
-            // by its text on disk again, or dropped if it was never saved.
-            let closed: Vec<String> = state
-                .seen_versions
-                .keys()
-                .filter(|uri| !documents.iter().any(|doc| &doc.uri == *uri))
-                .cloned()
-                .collect();
-            for uri in closed {
-                let Some((_, relative)) = state.seen_versions.remove(&uri) else {
-                    continue;
-                };
-                let text = workspace
-                    .sandbox
-                    .resolve(&relative)
-                    .ok()
-                    .and_then(|resolved| {
-                        read_index_text(&resolved.absolute, crate::workspace::MAX_READ_BYTES)
-                    });
-                match text {
-                    Some(text) => index.update_file(&relative, &text),
-                    None => index.remove_file(&relative),
-                }
-            }
+            index.apply(changes);
             index.search(&query, CONTEXT_HITS)
         });
         task.await.unwrap_or_default()
@@ -391,6 +389,29 @@ impl Session {
     pub fn clear(&self) -> Vec<String> {
         lock(&self.surface).clear()
     }
+}
+
+/// The session's index, opened on first use; `true` when the caller should start its
+/// refresh (the first caller does).
+fn open_index(state: &Mutex<RetrievalState>, workspace: &Workspace) -> (RetrievalIndex, bool) {
+    let mut state = lock(state);
+    let index = state
+        .index
+        .get_or_insert_with(|| {
+            let cache = workspace_index::cache_dir_from_env();
+            RetrievalIndex::open(workspace.clone(), cache.as_deref())
+        })
+        .clone();
+    let start = !std::mem::replace(&mut state.refreshing, true);
+    (index, start)
+}
+
+/// Brings the index up to date with the disk, reporting to `events`.
+fn refresh(index: &RetrievalIndex, events: &IndexEvents) {
+    let report = index.refresh(workspace_index::Bounds::from_env(), &|progress| {
+        events(IndexEvent::Progress(progress));
+    });
+    events(IndexEvent::Done(report));
 }
 
 pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

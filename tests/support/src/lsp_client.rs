@@ -28,11 +28,15 @@ pub struct LspClient {
     pub stray_stdout: Arc<Mutex<Vec<u8>>>,
     pub stderr: Arc<Mutex<String>>,
     next_id: i64,
+    /// The server's index cache (`COPILOT_LS_CACHE_DIR`), removed with the client, unless
+    /// the test gave one: no test writes into the developer's `~/.cache`.
+    _cache: Option<tempfile::TempDir>,
 }
 
 impl LspClient {
     /// Starts the binary with `serve`, the given environment (on top of a clean one:
-    /// no provider keys leak in from the developer's shell) and working directory.
+    /// no provider keys leak in from the developer's shell, the index cache is a fresh
+    /// temporary directory) and working directory.
     pub fn spawn(binary: &Path, cwd: &Path, env: &[(&str, &str)]) -> LspClient {
         let mut command = Command::new(binary);
         command
@@ -45,6 +49,16 @@ impl LspClient {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        let cache = if env.iter().any(|(key, _)| *key == "COPILOT_LS_CACHE_DIR") {
+            None
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("copilot-ls-cache-")
+                .tempdir()
+                .expect("a cache dir");
+            command.env("COPILOT_LS_CACHE_DIR", dir.path());
+            Some(dir)
+        };
         for (key, value) in env {
             command.env(key, value);
         }
@@ -74,6 +88,7 @@ impl LspClient {
             stray_stdout,
             stderr,
             next_id: 0,
+            _cache: cache,
         }
     }
 
@@ -318,6 +333,16 @@ pub fn copy_dir(from: &Path, to: &Path) {
             copy_dir(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).unwrap();
+            // Keep the source's mtime, as `cp -p` does: a file stamped "just now" sits in
+            // the index's mtime-resolution window, and a later refresh would re-read it
+            // to be sure, which makes "reads nothing after a restart" depend on timing.
+            let modified = entry.metadata().unwrap().modified().unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&target)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
         }
     }
 }

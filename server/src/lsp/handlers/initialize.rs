@@ -68,7 +68,7 @@ fn workspace_root(params: &InitializeParams) -> PathBuf {
 }
 
 pub async fn initialized(backend: &Backend) {
-    backend.session.warm_up();
+    super::indexing::start(backend);
     if backend.flags().watch_files {
         // So the retrieval index sees files that change on disk while not open.
         let registration = Registration {

@@ -5,5 +5,6 @@ pub mod code_action;
 pub mod configuration;
 pub mod diagnostics;
 pub mod execute_command;
+pub mod indexing;
 pub mod initialize;
 pub mod text_sync;

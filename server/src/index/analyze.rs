@@ -1,0 +1,180 @@
+//! One file → its index documents: chunks around definitions (`chunk.rs`), each
+//! tokenized into body terms, doc comment lines and definition names, plus the file
+//! document with the set of the file's terms and its disk stamp.
+
+use rustc_hash::FxHashSet;
+use tantivy::schema::Term;
+use tantivy::tokenizer::{PreTokenizedString, Token};
+use tantivy::TantivyDocument;
+
+use super::chunk::{chunk_file, Definition};
+use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
+use super::tokenizer::WordCache;
+
+/// What tells whether a file on disk changed since it was indexed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileStamp {
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: u64,
+    /// When the file was read for the index, nanoseconds since the epoch: a file
+    /// modified within the same moment may have changed without its mtime changing.
+    pub seen: u64,
+    /// xxh3 of the content.
+    pub hash: u64,
+    pub chunks: u64,
+    /// Indexed as text (false: binary or too large; remembered so it is not read again).
+    pub text: bool,
+}
+
+/// A stamp's size when the indexed text is the editor's, not the disk's: never equal to
+/// a file's size, so the next start reads that file again.
+pub const EDITOR_SIZE: u64 = u64::MAX;
+
+/// The documents of one file.
+pub struct AnalyzedFile {
+    pub path: String,
+    pub stamp: FileStamp,
+    pub documents: Vec<TantivyDocument>,
+}
+
+/// Chunks and tokenizes `text`, the content of `path` (workspace-relative, `/`).
+pub fn analyze(
+    fields: &Fields,
+    cache: &mut WordCache,
+    path: &str,
+    text: Option<&str>,
+    mut stamp: FileStamp,
+) -> AnalyzedFile {
+    let mut documents = Vec::new();
+    let mut file_terms: FxHashSet<String> = FxHashSet::default();
+    if let Some(text) = text {
+        let lines = split_lines(text);
+        let markdown = is_markdown(path);
+        let chunked = chunk_file(&lines, markdown);
+        for span in &chunked.chunks {
+            let range = span.start_line..span.end_line;
+            let mut body: Vec<Token> = Vec::new();
+            let mut doc_text = String::new();
+            for (line, &is_doc) in lines[range.clone()].iter().zip(&chunked.doc_lines[range]) {
+                cache.tokens(line, &mut body);
+                if is_doc {
+                    doc_text.push_str(line);
+                    doc_text.push('\n');
+                }
+            }
+            for token in &body {
+                if !file_terms.contains(&token.text) {
+                    file_terms.insert(token.text.clone());
+                }
+            }
+            let def_text: Vec<&str> = span.definitions.iter().map(|d| d.name.as_str()).collect();
+            let mut document = TantivyDocument::default();
+            document.add_text(fields.kind, KIND_CHUNK);
+            document.add_text(fields.path, path);
+            document.add_u64(fields.len, body.len() as u64);
+            document.add_pre_tokenized_text(
+                fields.body,
+                PreTokenizedString {
+                    text: String::new(),
+                    tokens: body,
+                },
+            );
+            document.add_text(fields.def, def_text.join(" "));
+            document.add_text(fields.doc, doc_text);
+            document.add_text(fields.path_words, path);
+            document.add_u64(fields.start_line, span.start_line as u64);
+            document.add_u64(fields.end_line, span.end_line as u64);
+            if let Some(symbol) = &span.symbol {
+                document.add_text(fields.symbol, symbol);
+            }
+            document.add_text(fields.definitions, encode_definitions(&span.definitions));
+            document.add_u64(fields.in_test, u64::from(span.in_test_module));
+            documents.push(document);
+        }
+        stamp.chunks = chunked.chunks.len() as u64;
+    }
+    stamp.text = text.is_some();
+    let mut file = TantivyDocument::default();
+    file.add_text(fields.kind, KIND_FILE);
+    file.add_text(fields.file_path, path);
+    let mut tokens: Vec<Token> = file_terms
+        .into_iter()
+        .enumerate()
+        .map(|(position, text)| Token {
+            position,
+            text,
+            ..Token::default()
+        })
+        .collect();
+    tokens.sort_unstable_by(|a, b| a.text.cmp(&b.text));
+    file.add_pre_tokenized_text(
+        fields.file_words,
+        PreTokenizedString {
+            text: String::new(),
+            tokens,
+        },
+    );
+    file.add_text(fields.file_path_words, path);
+    file.add_u64(fields.size, stamp.size);
+    file.add_u64(fields.mtime, stamp.mtime);
+    file.add_u64(fields.seen, stamp.seen);
+    file.add_u64(fields.hash, stamp.hash);
+    file.add_u64(fields.chunks, stamp.chunks);
+    file.add_u64(fields.text, u64::from(stamp.text));
+    documents.push(file);
+    AnalyzedFile {
+        path: path.to_string(),
+        stamp,
+        documents,
+    }
+}
+
+/// The terms that delete every document of `path`, chunks and file.
+pub fn path_terms(fields: &Fields, path: &str) -> [Term; 2] {
+    [
+        Term::from_field_text(fields.path, path),
+        Term::from_field_text(fields.file_path, path),
+    ]
+}
+
+/// Lines without their terminators (a `\r` before the `\n` is not part of the line).
+pub fn split_lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n')
+        .map(|raw| {
+            let line = raw.strip_suffix('\n').unwrap_or(raw);
+            line.strip_suffix('\r').unwrap_or(line)
+        })
+        .collect()
+}
+
+fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx")
+}
+
+/// Definitions as stored: `name\tsymbol` lines (neither contains a tab or a newline:
+/// names are identifiers, symbols one trimmed line).
+fn encode_definitions(definitions: &[Definition]) -> String {
+    let mut out = String::new();
+    for definition in definitions {
+        out.push_str(&definition.name.replace(['\t', '\n'], " "));
+        out.push('\t');
+        out.push_str(&definition.symbol.replace(['\t', '\n'], " "));
+        out.push('\n');
+    }
+    out
+}
+
+pub fn decode_definitions(stored: &str) -> Vec<Definition> {
+    stored
+        .lines()
+        .filter_map(|line| {
+            let (name, symbol) = line.split_once('\t')?;
+            Some(Definition {
+                name: name.to_string(),
+                symbol: symbol.to_string(),
+            })
+        })
+        .collect()
+}

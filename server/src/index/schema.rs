@@ -1,0 +1,90 @@
+//! The index's schema: one document per chunk (what is searched) and one per file (what
+//! reconciling with the disk and the file-level signals need).
+//!
+//! Chunk documents: the chunk's words (`body`), its definitions' names (`def`), its doc
+//! comments (`doc`) and its file's path words (`path_words`), each with term
+//! frequencies for BM25; stored: the path, the 0-based line range, the body length in
+//! terms, the symbol, the definitions and whether it sits in a test module.
+//! File documents: the path (`file_path`), the set of the file's terms (`file_words`,
+//! for "how many of the question's words does this file hold"), its path words, and
+//! the stamp that tells whether the disk changed (size, mtime, content hash).
+
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STORED,
+    STRING,
+};
+
+/// Bump when the schema, the tokenizer or the chunking changes: an index of another
+/// format is rebuilt.
+pub const FORMAT: u32 = 1;
+
+pub const KIND_CHUNK: &str = "chunk";
+pub const KIND_FILE: &str = "file";
+
+#[derive(Clone, Copy, Debug)]
+pub struct Fields {
+    pub kind: Field,
+    // Chunk documents.
+    pub path: Field,
+    pub body: Field,
+    pub def: Field,
+    pub doc: Field,
+    pub path_words: Field,
+    pub start_line: Field,
+    pub end_line: Field,
+    pub len: Field,
+    pub symbol: Field,
+    pub definitions: Field,
+    pub in_test: Field,
+    // File documents.
+    pub file_path: Field,
+    pub file_words: Field,
+    pub file_path_words: Field,
+    pub size: Field,
+    pub mtime: Field,
+    pub seen: Field,
+    pub hash: Field,
+    pub chunks: Field,
+    pub text: Field,
+}
+
+pub fn build() -> (Schema, Fields) {
+    let mut schema = Schema::builder();
+    let counted = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(super::tokenizer::NAME)
+            .set_index_option(IndexRecordOption::WithFreqs)
+            .set_fieldnorms(true),
+    );
+    let present = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(super::tokenizer::NAME)
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
+    );
+    let number = NumericOptions::default().set_stored();
+    let fields = Fields {
+        kind: schema.add_text_field("kind", STRING),
+        path: schema.add_text_field("path", STRING | STORED),
+        body: schema.add_text_field("body", counted.clone()),
+        def: schema.add_text_field("def", counted.clone()),
+        doc: schema.add_text_field("doc", counted.clone()),
+        path_words: schema.add_text_field("path_words", counted),
+        start_line: schema.add_u64_field("start_line", number.clone()),
+        end_line: schema.add_u64_field("end_line", number.clone()),
+        len: schema.add_u64_field("len", number.clone()),
+        symbol: schema.add_text_field("symbol", STORED),
+        definitions: schema.add_text_field("definitions", STORED),
+        in_test: schema.add_u64_field("in_test", number.clone()),
+        file_path: schema.add_text_field("file_path", STRING | STORED),
+        file_words: schema.add_text_field("file_words", present.clone()),
+        file_path_words: schema.add_text_field("file_path_words", present),
+        size: schema.add_u64_field("size", number.clone()),
+        mtime: schema.add_u64_field("mtime", number.clone()),
+        seen: schema.add_u64_field("seen", number.clone()),
+        hash: schema.add_u64_field("hash", number.clone()),
+        chunks: schema.add_u64_field("chunks", number.clone()),
+        text: schema.add_u64_field("text", number),
+    };
+    (schema.build(), fields)
+}

@@ -1,0 +1,242 @@
+//! A question → the best chunks: tantivy's BM25 with field boosts picks a few hundred
+//! candidates, whose per-field term frequencies and file terms are then read back from
+//! the postings so `rank.rs` can score them with every signal.
+
+use tantivy::postings::Postings;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term, TERMINATED};
+
+use super::analyze::decode_definitions;
+use super::rank::{self, Candidate, Corpus, Ranking, TermStats};
+use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
+use super::tokenize::query_terms;
+
+/// How many chunks tantivy hands to the re-ranker. Enough that the signals BM25 does not
+/// see (coverage, names, kinds) can lift a chunk from far down; few enough that reading
+/// them back stays a few milliseconds.
+const CANDIDATES: usize = 300;
+
+/// A chunk found, before its text is read.
+pub struct Found {
+    pub path: String,
+    /// 1-based, inclusive.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub score: f32,
+    pub symbol: Option<String>,
+}
+
+pub fn search(
+    searcher: &Searcher,
+    fields: &Fields,
+    query: &str,
+    limit: usize,
+    ranking: Ranking,
+) -> tantivy::Result<Vec<Found>> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let corpus = corpus(searcher, fields, query)?;
+    if corpus.terms.is_empty() || corpus.chunks == 0 {
+        return Ok(Vec::new());
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    for stats in &corpus.terms {
+        let mut add = |field: Field, boost: f32| {
+            let term = Term::from_field_text(field, &stats.term.text);
+            let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(query), boost)),
+            ));
+        };
+        add(fields.body, 1.0);
+        if ranking == Ranking::Tuned {
+            add(fields.def, 3.0);
+            add(fields.doc, 1.0);
+            add(fields.path_words, 2.0);
+        }
+    }
+    let top = searcher.search(
+        &BooleanQuery::new(clauses),
+        &tantivy::collector::TopDocs::with_limit(CANDIDATES.max(limit * 4)).order_by_score(),
+    )?;
+    let addresses: Vec<DocAddress> = top.into_iter().map(|(_, address)| address).collect();
+    let candidates = candidates(searcher, fields, &corpus, &addresses)?;
+    let wanted: Vec<String> = corpus
+        .all_terms
+        .iter()
+        .map(|t| t.term.text.clone())
+        .collect();
+    Ok(rank::rank(&candidates, &corpus, limit, ranking)
+        .into_iter()
+        .map(|scored| {
+            let candidate = &candidates[scored.candidate];
+            Found {
+                path: candidate.path.clone(),
+                start_line: candidate.start_line as usize + 1,
+                end_line: candidate.end_line as usize,
+                score: scored.score,
+                symbol: rank::best_symbol(candidate, &wanted),
+            }
+        })
+        .collect())
+}
+
+fn corpus(searcher: &Searcher, fields: &Fields, query: &str) -> tantivy::Result<Corpus> {
+    let df = |field: Field, text: &str| searcher.doc_freq(&Term::from_field_text(field, text));
+    let mut corpus = Corpus {
+        chunks: df(fields.kind, KIND_CHUNK)?,
+        files: df(fields.kind, KIND_FILE)?,
+        ..Corpus::default()
+    };
+    for segment in searcher.segment_readers() {
+        corpus.total_len += segment.inverted_index(fields.body)?.total_num_tokens();
+    }
+    for term in query_terms(query) {
+        let chunk_df = df(fields.body, &term.text)?.max(df(fields.def, &term.text)?);
+        let file_df = df(fields.file_path_words, &term.text)?;
+        corpus.all_terms.push(TermStats {
+            term,
+            chunk_df,
+            file_df,
+        });
+    }
+    corpus.terms = corpus
+        .all_terms
+        .iter()
+        .filter(|t| t.chunk_df > 0)
+        .take(64)
+        .cloned()
+        .collect();
+    Ok(corpus)
+}
+
+/// Reads back what scoring needs about each candidate: stored fields, term frequencies
+/// per field, and which of the question's words its file holds.
+fn candidates(
+    searcher: &Searcher,
+    fields: &Fields,
+    corpus: &Corpus,
+    addresses: &[DocAddress],
+) -> tantivy::Result<Vec<Candidate>> {
+    let mut candidates = Vec::with_capacity(addresses.len());
+    for address in addresses {
+        let stored: TantivyDocument = searcher.doc(*address)?;
+        let number = |field| {
+            stored
+                .get_first(field)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0)
+        };
+        let text = |field| {
+            stored
+                .get_first(field)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        candidates.push(Candidate {
+            path: text(fields.path).unwrap_or_default(),
+            start_line: number(fields.start_line) as u32,
+            end_line: number(fields.end_line) as u32,
+            len: number(fields.len) as u32,
+            symbol: text(fields.symbol),
+            definitions: decode_definitions(&text(fields.definitions).unwrap_or_default()),
+            in_test_module: number(fields.in_test) == 1,
+            tf: vec![[0; 3]; corpus.terms.len()],
+            file_mask: 0,
+        });
+    }
+
+    // Term frequencies: one postings list per (segment, field, term), sought in doc order.
+    let mut targets: Vec<(DocAddress, usize)> = addresses.iter().copied().zip(0..).collect();
+    targets.sort_unstable_by_key(|(address, _)| (address.segment_ord, address.doc_id));
+    for (slot, field) in [fields.body, fields.doc, fields.def]
+        .into_iter()
+        .enumerate()
+    {
+        for (t, stats) in corpus.terms.iter().enumerate() {
+            let term = Term::from_field_text(field, &stats.term.text);
+            for_each_match(searcher, field, &term, &targets, |candidate, tf| {
+                candidates[candidate].tf[t][slot] = tf;
+            })?;
+        }
+    }
+
+    // File terms: the candidates' file documents, then each word's postings in them.
+    let mut paths: Vec<String> = candidates.iter().map(|c| c.path.clone()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let mut file_targets: Vec<(DocAddress, usize)> = Vec::new();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let inverted = segment.inverted_index(fields.file_path)?;
+        for (p, path) in paths.iter().enumerate() {
+            let term = Term::from_field_text(fields.file_path, path);
+            if let Some(mut postings) = inverted.read_postings(&term, IndexRecordOption::Basic)? {
+                while postings.doc() != TERMINATED {
+                    if !segment.is_deleted(postings.doc()) {
+                        file_targets.push((DocAddress::new(ord as u32, postings.doc()), p));
+                    }
+                    postings.advance();
+                }
+            }
+        }
+    }
+    file_targets.sort_unstable_by_key(|(address, _)| (address.segment_ord, address.doc_id));
+    let mut masks = vec![0u64; paths.len()];
+    for (t, stats) in corpus.terms.iter().enumerate() {
+        if stats.term.compound {
+            continue;
+        }
+        let term = Term::from_field_text(fields.file_words, &stats.term.text);
+        for_each_match(searcher, fields.file_words, &term, &file_targets, |p, _| {
+            masks[p] |= 1 << t;
+        })?;
+    }
+    for candidate in &mut candidates {
+        if let Ok(p) = paths.binary_search(&candidate.path) {
+            candidate.file_mask = masks[p];
+        }
+    }
+    Ok(candidates)
+}
+
+/// Calls `found(tag, term frequency)` for every target (sorted by segment and doc) whose
+/// document holds `term` in `field`.
+fn for_each_match(
+    searcher: &Searcher,
+    field: Field,
+    term: &Term,
+    targets: &[(DocAddress, usize)],
+    mut found: impl FnMut(usize, u32),
+) -> tantivy::Result<()> {
+    let mut start = 0;
+    while start < targets.len() {
+        let ord = targets[start].0.segment_ord;
+        let end = start
+            + targets[start..]
+                .iter()
+                .take_while(|(address, _)| address.segment_ord == ord)
+                .count();
+        let segment = searcher.segment_reader(ord);
+        let inverted = segment.inverted_index(field)?;
+        if let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::WithFreqs)? {
+            for &(address, tag) in &targets[start..end] {
+                let doc: DocId = if postings.doc() >= address.doc_id {
+                    postings.doc()
+                } else {
+                    postings.seek(address.doc_id)
+                };
+                if doc == TERMINATED {
+                    break;
+                }
+                if doc == address.doc_id {
+                    found(tag, postings.term_freq());
+                }
+            }
+        }
+        start = end;
+    }
+    Ok(())
+}

@@ -1,0 +1,290 @@
+//! Where the index lives and how it is opened: one directory per canonical workspace
+//! root under the cache dir, a format version in a meta file, and the rules that keep a
+//! bad index from ever stopping the server.
+//!
+//! - `COPILOT_LS_CACHE_DIR`, else `$XDG_CACHE_HOME/copilot-ls`, else
+//!   `~/.cache/copilot-ls`; with none of them (or a cache dir inside the workspace,
+//!   which would write into it) the index is kept in memory.
+//! - `<cache>/<xxh3 of the root path>/` holds tantivy's files and `copilot-ls.json`
+//!   (`{"format": N, "root": "/the/root"}`). A missing or different meta file, an
+//!   unreadable or corrupt index (even one that panics tantivy while being read) is
+//!   wiped and rebuilt, under tantivy's writer lock so a live server's index is never
+//!   wiped by another.
+//! - Two servers on one workspace: the first holds the writer lock for its lifetime;
+//!   the second finds it busy and builds its own index in memory. It never writes the
+//!   other's files, so neither can corrupt the index.
+
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+use tantivy::directory::{Directory, MmapDirectory, INDEX_WRITER_LOCK};
+use tantivy::schema::{Schema, Value};
+use tantivy::{Index, IndexWriter, TantivyDocument, TantivyError};
+
+use super::analyze::FileStamp;
+use super::schema::{self, Fields, FORMAT, KIND_FILE};
+use super::tokenizer::{CodeTokenizer, NAME};
+
+const META_FILE: &str = "copilot-ls.json";
+
+/// What an index holds, by path.
+type Stamps = FxHashMap<String, FileStamp>;
+
+/// The cache dir from the environment (section 2 of the protocol), if there is one.
+pub fn cache_dir_from_env() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("COPILOT_LS_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|dir| dir.join("copilot-ls")))
+        .or_else(|| var("HOME").map(|home| home.join(".cache").join("copilot-ls")))
+}
+
+/// The directory of one workspace's index: stable for a root, different across roots.
+pub fn index_dir(cache: &Path, root: &Path) -> PathBuf {
+    let hash = xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes());
+    cache.join(format!("{hash:016x}"))
+}
+
+/// Where an opened index lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    Disk(PathBuf),
+    /// In memory, and why (for the log and the `index` report).
+    Memory(String),
+}
+
+pub struct Opened {
+    pub index: Index,
+    pub writer: IndexWriter,
+    pub fields: Fields,
+    pub location: Location,
+    /// What the index holds, by path.
+    pub files: FxHashMap<String, FileStamp>,
+}
+
+/// Indexing threads and their memory budget. Two threads are what the target machine
+/// has; the budget is split between them (tantivy needs at least 15 MB each).
+const WRITER_THREADS: usize = 2;
+const WRITER_BUDGET: usize = 2 * 24 * 1024 * 1024;
+
+/// Opens the workspace's index under `cache`, rebuilding it when it cannot be used, or
+/// an index in memory when there is no cache dir or another server holds this one.
+pub fn open(cache: Option<&Path>, root: &Path) -> Opened {
+    let Some(cache) = cache else {
+        return in_memory("no cache directory (set COPILOT_LS_CACHE_DIR)".into());
+    };
+    let cache = std::fs::canonicalize(cache).unwrap_or_else(|_| cache.to_path_buf());
+    if cache.starts_with(root) {
+        return in_memory("the cache directory is inside the workspace".into());
+    }
+    let dir = index_dir(&cache, root);
+    match open_on_disk(&dir, root) {
+        Ok(opened) => opened,
+        Err(reason) => {
+            tracing::info!("index kept in memory: {reason}");
+            in_memory(reason)
+        }
+    }
+}
+
+fn open_on_disk(dir: &Path, root: &Path) -> Result<Opened, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let (schema, fields) = schema::build();
+    let usable = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        try_open(dir, root, &schema, fields)
+    }));
+    let (index, files) = match usable {
+        Ok(Ok(Some(opened))) => opened,
+        Ok(Ok(None)) => (create(dir, root, &schema)?, FxHashMap::default()),
+        broken => {
+            let reason = match broken {
+                Ok(Err(reason)) => reason,
+                _ => "reading it panicked".to_string(),
+            };
+            tracing::warn!("rebuilding the index at {}: {reason}", dir.display());
+            wipe(dir)?;
+            (create(dir, root, &schema)?, FxHashMap::default())
+        }
+    };
+    let writer = match writer(&index) {
+        Ok(writer) => writer,
+        Err(TantivyError::LockFailure(..)) => {
+            return Err("another copilot-ls is writing this workspace's index".into());
+        }
+        Err(error) => return Err(format!("cannot write the index: {error}")),
+    };
+    Ok(Opened {
+        index,
+        writer,
+        fields,
+        location: Location::Disk(dir.to_path_buf()),
+        files,
+    })
+}
+
+/// The index in `dir` with what it holds, `None` when there is none yet, or why it
+/// cannot be used.
+fn try_open(
+    dir: &Path,
+    root: &Path,
+    schema: &Schema,
+    fields: Fields,
+) -> Result<Option<(Index, Stamps)>, String> {
+    let meta = std::fs::read_to_string(dir.join(META_FILE)).ok();
+    let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
+    let exists = Index::exists(&directory).map_err(|e| e.to_string())?;
+    let Some(meta) = meta else {
+        return if exists {
+            Err("it has no meta file".into())
+        } else {
+            Ok(None)
+        };
+    };
+    let meta: serde_json::Value =
+        serde_json::from_str(&meta).map_err(|e| format!("meta file: {e}"))?;
+    if meta["format"] != FORMAT {
+        return Err(format!("format {} is not {FORMAT}", meta["format"]));
+    }
+    if meta["root"].as_str() != root.to_str() {
+        return Err(format!("it belongs to {}", meta["root"]));
+    }
+    if !exists {
+        return Ok(None);
+    }
+    let index = Index::open(directory).map_err(|e| e.to_string())?;
+    if index.schema() != *schema {
+        return Err("its schema differs".into());
+    }
+    register(&index);
+    let files = load_stamps(&index, fields)?;
+    Ok(Some((index, files)))
+}
+
+fn create(dir: &Path, root: &Path, schema: &Schema) -> Result<Index, String> {
+    let meta = serde_json::json!({"format": FORMAT, "root": root.to_string_lossy()});
+    std::fs::write(dir.join(META_FILE), meta.to_string())
+        .map_err(|e| format!("cannot write {}: {e}", dir.join(META_FILE).display()))?;
+    let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
+    let index = match Index::create(directory, schema.clone(), Default::default()) {
+        Ok(index) => index,
+        // Another server created it in the meantime: use theirs.
+        Err(_) => Index::open_in_dir(dir).map_err(|e| e.to_string())?,
+    };
+    register(&index);
+    Ok(index)
+}
+
+/// Removes everything in `dir` but the writer lock file, holding that lock, so a
+/// server using the index is never pulled from under.
+fn wipe(dir: &Path) -> Result<(), String> {
+    let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
+    let _lock = directory
+        .acquire_lock(&INDEX_WRITER_LOCK)
+        .map_err(|_| "another copilot-ls is writing this workspace's index".to_string())?;
+    let entries = std::fs::read_dir(dir).map_err(|e| e.to_string())?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.file_name() == INDEX_WRITER_LOCK.filepath.file_name() {
+            continue;
+        }
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn in_memory(reason: String) -> Opened {
+    let (schema, fields) = schema::build();
+    let index = Index::create_in_ram(schema);
+    register(&index);
+    let writer = writer(&index).expect("an index in memory has no lock to fail on");
+    Opened {
+        index,
+        writer,
+        fields,
+        location: Location::Memory(reason),
+        files: FxHashMap::default(),
+    }
+}
+
+fn register(index: &Index) {
+    index.tokenizers().register(
+        NAME,
+        tantivy::tokenizer::TextAnalyzer::from(CodeTokenizer::default()),
+    );
+}
+
+fn writer(index: &Index) -> tantivy::Result<IndexWriter> {
+    index.writer_with_num_threads(WRITER_THREADS, WRITER_BUDGET)
+}
+
+/// Every file document's stamp. Reads the whole doc store of file documents, which also
+/// proves the index readable.
+fn load_stamps(index: &Index, fields: Fields) -> Result<FxHashMap<String, FileStamp>, String> {
+    let reader = index.reader().map_err(|e| e.to_string())?;
+    let searcher = reader.searcher();
+    let kind = tantivy::Term::from_field_text(fields.kind, KIND_FILE);
+    let mut files = FxHashMap::default();
+    for segment in searcher.segment_readers() {
+        let inverted = segment
+            .inverted_index(fields.kind)
+            .map_err(|e| e.to_string())?;
+        let Some(mut postings) = inverted
+            .read_postings(&kind, tantivy::schema::IndexRecordOption::Basic)
+            .map_err(|e| e.to_string())?
+        else {
+            continue;
+        };
+        let store = segment.get_store_reader(64).map_err(|e| e.to_string())?;
+        use tantivy::DocSet;
+        let mut doc = postings.doc();
+        while doc != tantivy::TERMINATED {
+            if !segment.is_deleted(doc) {
+                let stored: TantivyDocument = store.get(doc).map_err(|e| e.to_string())?;
+                let number = |field| {
+                    stored
+                        .get_first(field)
+                        .and_then(|v| v.as_u64())
+                        .unwrap_or(0)
+                };
+                let Some(path) = stored.get_first(fields.file_path).and_then(|v| v.as_str()) else {
+                    return Err("a file document has no path".into());
+                };
+                files.insert(
+                    path.to_string(),
+                    FileStamp {
+                        size: number(fields.size),
+                        mtime: number(fields.mtime),
+                        seen: number(fields.seen),
+                        hash: number(fields.hash),
+                        chunks: number(fields.chunks),
+                        text: number(fields.text) == 1,
+                    },
+                );
+            }
+            doc = postings.advance();
+        }
+    }
+    Ok(files)
+}
+
+/// Bytes of the files in `dir` (the index's size on disk).
+pub fn bytes_on_disk(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,134 @@
+//! The project's tokenizer (`tokenize.rs`: identifier splitting, stemming, compounds)
+//! as a tantivy tokenizer, with a cache from raw words to their terms.
+//!
+//! Code repeats its words so much that splitting and stemming each occurrence was most
+//! of the build time, so each tokenizer keeps a bounded word cache. Tantivy clones a
+//! tokenizer per indexing thread; a clone starts with an empty cache rather than copying
+//! a large one.
+
+use rustc_hash::FxHashMap;
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+use super::tokenize::{for_each_word_term, words};
+
+/// The name the schema's text fields use for this tokenizer.
+pub const NAME: &str = "copilot_code";
+
+/// Beyond this many distinct words the cache starts over (generated files can hold
+/// millions of unique words; a cache that grows without bound is a leak).
+const MAX_CACHED_WORDS: usize = 200_000;
+
+/// Raw word → its terms.
+#[derive(Default)]
+pub struct WordCache {
+    words: FxHashMap<Box<str>, Box<[Box<str>]>>,
+}
+
+impl WordCache {
+    /// Calls `emit` with every term of `text`, in order, with the byte range of the word
+    /// it came from.
+    pub fn for_each_term(&mut self, text: &str, mut emit: impl FnMut(&str, usize, usize)) {
+        let base = text.as_ptr() as usize;
+        for word in words(text) {
+            let from = word.as_ptr() as usize - base;
+            let to = from + word.len();
+            if let Some(terms) = self.words.get(word) {
+                terms.iter().for_each(|term| emit(term, from, to));
+                continue;
+            }
+            let mut terms: Vec<Box<str>> = Vec::new();
+            for_each_word_term(word, |term| terms.push(term.into()));
+            terms.iter().for_each(|term| emit(term, from, to));
+            if self.words.len() >= MAX_CACHED_WORDS {
+                self.words.clear();
+            }
+            self.words.insert(word.into(), terms.into_boxed_slice());
+        }
+    }
+
+    /// The tokens of `text`, appended to `tokens` with increasing positions.
+    pub fn tokens(&mut self, text: &str, tokens: &mut Vec<Token>) {
+        let mut position = tokens.last().map_or(0, |t| t.position + 1);
+        self.for_each_term(text, |term, from, to| {
+            tokens.push(Token {
+                offset_from: from,
+                offset_to: to,
+                position,
+                text: term.to_string(),
+                position_length: 1,
+            });
+            position += 1;
+        });
+    }
+}
+
+#[derive(Default)]
+pub struct CodeTokenizer {
+    cache: WordCache,
+    tokens: Vec<Token>,
+}
+
+impl Clone for CodeTokenizer {
+    fn clone(&self) -> Self {
+        CodeTokenizer::default()
+    }
+}
+
+impl Tokenizer for CodeTokenizer {
+    type TokenStream<'a> = CodeTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
+        self.tokens.clear();
+        self.cache.tokens(text, &mut self.tokens);
+        CodeTokenStream {
+            tokens: &mut self.tokens,
+            next: 0,
+        }
+    }
+}
+
+pub struct CodeTokenStream<'a> {
+    tokens: &'a mut Vec<Token>,
+    /// One past the current token.
+    next: usize,
+}
+
+impl TokenStream for CodeTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        if self.next < self.tokens.len() {
+            self.next += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.next - 1]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.next - 1]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_the_projects_terms() {
+        let mut tokenizer = CodeTokenizer::default();
+        let mut stream = tokenizer.token_stream("parseLineBreak(x); parse_line_break");
+        let mut seen = Vec::new();
+        while stream.advance() {
+            seen.push(stream.token().text.clone());
+        }
+        let mut expected = Vec::new();
+        super::super::tokenize::for_each_term("parseLineBreak(x); parse_line_break", |t| {
+            expected.push(t.to_string())
+        });
+        assert_eq!(seen, expected);
+        assert!(seen.contains(&"pars".to_string()), "{seen:?}");
+    }
+}
