@@ -82,6 +82,17 @@ fn index(root: &Path, cache: &Path) -> Value {
     report
 }
 
+/// Sets every file's mtime a minute back. A file modified within milliseconds of being
+/// indexed is read again at the next start (its mtime cannot be trusted yet, so its
+/// content hash decides); tests that count the files read model files not just written.
+fn age(root: &Path) {
+    let past = std::time::SystemTime::now() - Duration::from_secs(60);
+    for file in files_in(root) {
+        let file = std::fs::File::options().write(true).open(file).unwrap();
+        file.set_modified(past).unwrap();
+    }
+}
+
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -101,6 +112,7 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn the_index_survives_a_restart_and_reads_only_what_changed() {
     let ws = temp_workspace();
+    age(ws.path());
     let cache = tempfile::tempdir().unwrap();
     let before = snapshot(ws.path());
     let first = index(ws.path(), cache.path());
@@ -124,6 +136,9 @@ fn the_index_survives_a_restart_and_reads_only_what_changed() {
         format!("{text}\n/// Added later.\npub fn added() {{}}\n"),
     )
     .unwrap();
+    let file = std::fs::File::options().write(true).open(&config).unwrap();
+    file.set_modified(std::time::SystemTime::now() - Duration::from_secs(30))
+        .unwrap();
     let third = index(ws.path(), cache.path());
     assert_eq!(third["filesRead"], 1, "{third}");
     std::fs::remove_file(ws.path().join("docs/notes.md")).unwrap();
@@ -144,6 +159,7 @@ fn the_index_survives_a_restart_and_reads_only_what_changed() {
 #[test]
 fn a_corrupt_foreign_or_older_index_is_rebuilt() {
     let ws = temp_workspace();
+    age(ws.path());
     let cache = tempfile::tempdir().unwrap();
     let files = index(ws.path(), cache.path())["files"].clone();
 
@@ -189,6 +205,7 @@ fn a_corrupt_foreign_or_older_index_is_rebuilt() {
 #[test]
 fn two_writers_at_once_both_succeed_and_the_index_stays_valid() {
     let ws = temp_workspace();
+    age(ws.path());
     let cache = tempfile::tempdir().unwrap();
     let root = ws.path().to_str().unwrap();
     let args = ["index", "--json", "--workspace", root];
@@ -210,6 +227,7 @@ fn two_writers_at_once_both_succeed_and_the_index_stays_valid() {
     // (building in memory) and the server's index is whole afterwards.
     let cache_dir = cache.path().to_str().unwrap().to_string();
     std::fs::write(ws.path().join("src/extra.rs"), "pub fn extra() {}\n").unwrap();
+    age(ws.path());
     let mut client = LspClient::spawn(
         Path::new(BIN),
         ws.path(),
