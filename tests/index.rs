@@ -97,6 +97,17 @@ fn index(root: &Path, cache: &Path) -> Value {
     report
 }
 
+/// Sets every file's mtime a minute back. A file modified within milliseconds of being
+/// indexed is read again at the next start (its mtime cannot be trusted yet, so its
+/// content hash decides); tests that count the files read model files not just written.
+fn age(root: &Path) {
+    let past = std::time::SystemTime::now() - Duration::from_secs(60);
+    for file in files_in(root) {
+        let file = std::fs::File::options().write(true).open(file).unwrap();
+        file.set_modified(past).unwrap();
+    }
+}
+
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -116,6 +127,7 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn the_index_survives_a_restart_and_reads_only_what_changed() {
     let ws = temp_workspace();
+    age(ws.path());
     let cache = tempfile::tempdir().unwrap();
     let before = snapshot(ws.path());
     let first = index(ws.path(), cache.path());
@@ -160,6 +172,7 @@ fn the_index_survives_a_restart_and_reads_only_what_changed() {
 #[test]
 fn a_corrupt_foreign_or_older_index_is_rebuilt() {
     let ws = temp_workspace();
+    age(ws.path());
     let cache = tempfile::tempdir().unwrap();
     let files = index(ws.path(), cache.path())["files"].clone();
 
@@ -205,6 +218,7 @@ fn a_corrupt_foreign_or_older_index_is_rebuilt() {
 #[test]
 fn two_writers_at_once_both_succeed_and_the_index_stays_valid() {
     let ws = temp_workspace();
+    age(ws.path());
     let cache = tempfile::tempdir().unwrap();
     let root = ws.path().to_str().unwrap();
     let args = ["index", "--json", "--workspace", root];
