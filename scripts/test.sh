@@ -23,6 +23,10 @@ if ! cargo build --workspace --bins; then
 fi
 export COPILOT_LS_BIN=$REPO/target/debug/copilot-ls
 export FAKE_PROVIDER_BIN=$REPO/target/debug/fake-provider
+# The server's workspace index goes here, not into the machine's ~/.cache (suites that
+# clear COPILOT_LS_* set a cache dir of their own).
+export COPILOT_LS_CACHE_DIR=$REPO/.tmp/index-cache
+rm -rf "$COPILOT_LS_CACHE_DIR"
 
 step "rust: unit and end-to-end tests"
 cargo test --workspace --no-fail-fast || failed+=("rust")

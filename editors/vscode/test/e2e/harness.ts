@@ -113,7 +113,12 @@ export interface CodeServer {
 
 export function installExtension(env: E2eEnv, extensionsDir: string, home: string): void {
   const r = spawnSync(env.codeServer, ['--extensions-dir', extensionsDir, '--install-extension', env.vsix], {
-    env: cleanEnv({ XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data') }),
+    env: cleanEnv({
+      XDG_CONFIG_HOME: path.join(home, 'config'),
+      XDG_DATA_HOME: path.join(home, 'data'),
+      // The server keeps its workspace index under XDG_CACHE_HOME: not in the real home.
+      XDG_CACHE_HOME: path.join(home, 'cache'),
+    }),
     encoding: 'utf8',
   });
   if (r.status !== 0 || !/successfully installed/.test(r.stdout)) {
@@ -144,7 +149,12 @@ export async function startCodeServer(env: E2eEnv, home: string, workspace: stri
   const child = spawn(env.codeServer, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
-    env: cleanEnv({ XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data') }),
+    env: cleanEnv({
+      XDG_CONFIG_HOME: path.join(home, 'config'),
+      XDG_DATA_HOME: path.join(home, 'data'),
+      // The server keeps its workspace index under XDG_CACHE_HOME: not in the real home.
+      XDG_CACHE_HOME: path.join(home, 'cache'),
+    }),
   });
   track(child, path.join(env.outDir, 'code-server.log'));
   child.stdout?.pipe(createWriteStream(path.join(env.outDir, 'code-server.stdout.log')));

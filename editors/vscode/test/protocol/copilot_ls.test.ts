@@ -88,7 +88,7 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
     writeFileSync(record, '');
     const port = await startFakeProvider(fake, script, record, outDir);
 
-    child = spawn(bin, [], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env: cleanEnv() });
+    child = spawn(bin, [], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env: cleanEnv({ XDG_CACHE_HOME: path.join(work, 'cache') }) });
     conn = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     conn.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
       diagnostics.set(p.uri, p);
