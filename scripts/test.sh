@@ -3,9 +3,10 @@
 # It installs what the tests need (Rust components; the editor test runners install
 # Neovim, busted, code-server and Chromium from the package registries and cache them
 # under .tmp/), builds the binaries, and runs every test: Rust unit and end-to-end
-# tests, the Neovim plugin's specs in real Neovim, and the VS Code extension's tests in
-# real VS Code. Every suite runs even if an earlier one failed; the exit code is
-# non-zero if any failed.
+# tests, copilot-ls against a real llama.cpp `llama-server` (built from PyPI sources,
+# cached under .tmp/llm/), the Neovim plugin's specs in real Neovim, and the VS Code
+# extension's tests in real VS Code. Every suite runs even if an earlier one failed;
+# the exit code is non-zero if any failed.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
@@ -24,6 +25,9 @@ export FAKE_PROVIDER_BIN=$REPO/target/debug/fake-provider
 
 step "rust: unit and end-to-end tests"
 cargo test --workspace --no-fail-fast || failed+=("rust")
+
+step "local model server (real llama-server from PyPI sources, tiny Gemma model)"
+bash scripts/llama_server.sh || failed+=("local-server")
 
 step "neovim plugin (real Neovim, headless)"
 bash editors/nvim/test/run.sh || failed+=("nvim")

@@ -1030,6 +1030,39 @@ fn a_configuration_change_takes_effect_at_the_next_ask() {
     s.client.shutdown();
 }
 
+#[test]
+fn repeated_tool_call_ids_are_made_unique_before_the_results_go_back() {
+    for kind in ["openai", "anthropic"] {
+        let read = |path: &str| call("dup", "read_file", json!({"path": path}));
+        let mut s = setup(
+            kind,
+            vec![
+                turn(vec![read("src/config.rs"), read("src/main.rs")]),
+                // The next turn repeats the id once more.
+                turn(vec![read("src/rate_limit.rs")]),
+                json!({"text": "done"}),
+            ],
+        );
+        s.client
+            .request("copilot/ask", json!({"question": "q"}))
+            .unwrap();
+        let requests = s.fake.requests();
+        assert_eq!(requests.len(), 3, "{kind}");
+        let last = requests[2].body.to_string();
+        let (call_key, result_key) = match kind {
+            "openai" => ("\"id\":\"", "\"tool_call_id\":\""),
+            _ => ("\"id\":\"", "\"tool_use_id\":\""),
+        };
+        for id in ["dup", "dup_2", "dup_3"] {
+            let call = format!("{call_key}{id}\"");
+            let result = format!("{result_key}{id}\"");
+            assert_eq!(last.matches(&call).count(), 1, "{kind} {id}: {last}");
+            assert_eq!(last.matches(&result).count(), 1, "{kind} {id}: {last}");
+        }
+        s.client.shutdown();
+    }
+}
+
 /// A reply recorded from a real local server, replayed verbatim by the fake.
 fn recorded_reply(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -192,6 +192,28 @@ fn ask_without_keys_lists_places_and_json_prints_one_ask_result() {
 }
 
 #[test]
+fn a_no_model_answer_cites_defining_lines_with_an_excerpt_of_each_place() {
+    let ws = temp_workspace();
+    let output = run(
+        &["ask", "--json", "How are tokens refilled?"],
+        ws.path(),
+        &[],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let first = &result["citations"][0];
+    // `fn refill` is on line 35 of the fixture; its chunk starts above it.
+    assert_eq!(first["path"], "src/rate_limit.rs");
+    assert_eq!(first["line"], 35, "{result:#}");
+    let answer = result["answer"].as_str().unwrap();
+    assert!(
+        answer.contains("`src/rate_limit.rs:35`")
+            && answer.contains("```rs\nfn refill(&mut self) {"),
+        "{answer}"
+    );
+}
+
+#[test]
 fn ask_with_a_provider_prints_answer_and_citation_lines_or_fails_with_exit_1() {
     let fake = FakeProvider::start(json!({"steps": [
         {"tool_calls": [{"id": "1", "name": "answer", "arguments": {"answer": "The port comes from TOLLBOOTH_PORT.", "citations": [{"path": "src/config.rs", "line": 14, "note": "port"}]}}]},

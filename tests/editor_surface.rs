@@ -190,6 +190,12 @@ fn a_proposed_edit_becomes_a_quick_fix_whose_edit_yields_exactly_the_expected_te
         e.code_actions(&uri, 5).is_empty(),
         "an applied edit is not offered again"
     );
+    // Undone: the text is back as it was, and the edit is still not offered.
+    e.change(&uri, 3, json!([{"text": text}]));
+    assert!(
+        e.code_actions(&uri, 4).is_empty(),
+        "an applied edit is not offered again after an undo"
+    );
     let (status, _, _) = e.client.shutdown();
     assert!(status.success());
     assert_eq!(
@@ -381,6 +387,135 @@ fn clients_without_edit_capabilities_still_get_document_changes_without_annotati
     assert_eq!(
         hint["range"],
         json!({"start": {"line": 4, "character": 0}, "end": {"line": 5, "character": 0}})
+    );
+    e.client.shutdown();
+}
+
+/// The `citation` diagnostics of one publication for `uri`.
+fn citation_diagnostics(published: &Value) -> Vec<Value> {
+    published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "citation")
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn citations_mark_their_first_line_and_follow_the_cited_text_as_the_document_changes() {
+    let mut e = editor(
+        vec![json!({"tool_calls": [call("fin", "answer", json!({
+            "answer": "`Config::from_env` reads the environment.",
+            "citations": [{"path": "src/config.rs", "line": 10, "end_line": 19, "note": "impl Config"}]
+        }))]})],
+        vscode_like(),
+    );
+    let (uri, text) = e.open("src/config.rs");
+    let result = e
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "how is the config read?"}),
+        )
+        .unwrap();
+    // The ask result keeps the whole cited range...
+    assert_eq!(result["citations"][0]["range"]["start"]["line"], 9);
+    assert_eq!(result["citations"][0]["range"]["end"]["line"], 19);
+    // ...the diagnostic marks only the line that names the place.
+    let published = e
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+        });
+    let cited = citation_diagnostics(&published);
+    assert_eq!(cited.len(), 1, "{published:#}");
+    assert_eq!(
+        cited[0]["range"],
+        json!({"start": {"line": 9, "character": 0}, "end": {"line": 9, "character": 13}})
+    );
+    assert_eq!(cited[0]["message"], "impl Config");
+    assert_eq!(
+        cited[0]["data"],
+        json!({"citation": 0, "line": 10, "endLine": 19})
+    );
+
+    // Two lines inserted above: the citation is republished two lines down.
+    e.change(&uri, 2, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "// a\n// b\n"}]));
+    let moved = e
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+                && citation_diagnostics(p)
+                    .first()
+                    .is_some_and(|d| d["range"]["start"]["line"] == 11)
+        });
+    assert_eq!(
+        citation_diagnostics(&moved)[0]["data"],
+        json!({"citation": 0, "line": 12, "endLine": 21})
+    );
+
+    // Reopened from disk (`:e!`): the editor dropped its diagnostics, the server
+    // publishes them again, back on the disk text's lines.
+    let before = e.client.received("textDocument/publishDiagnostics").len();
+    e.client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    e.client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 5, "text": text}}),
+    );
+    let reopened = e
+        .client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str()
+                && citation_diagnostics(p)
+                    .first()
+                    .is_some_and(|d| d["range"]["start"]["line"] == 9)
+        });
+    assert_eq!(citation_diagnostics(&reopened).len(), 1);
+    assert!(e.client.received("textDocument/publishDiagnostics").len() > before);
+
+    // The cited lines are deleted: the citation is dropped.
+    e.change(&uri, 6, json!([{"range": {"start": {"line": 9, "character": 0}, "end": {"line": 19, "character": 0}}, "text": ""}]));
+    e.client
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri.as_str() && citation_diagnostics(p).is_empty()
+        });
+    e.client.shutdown();
+}
+
+#[test]
+fn a_quick_fix_replaces_only_the_span_that_changes() {
+    let old = "            port: read(\"TOLLBOOTH_PORT\", 8080),\n";
+    let new = "            port: read(\"TOLLBOOTH_PORT\", 8000),\n";
+    let mut e = editor(
+        propose_then_answer(vec![
+            json!({"path": "src/config.rs", "old_text": old, "new_text": new, "title": "Default to 8000"}),
+        ]),
+        vscode_like(),
+    );
+    let (uri, text) = e.open("src/config.rs");
+    e.client
+        .request(
+            "copilot/ask",
+            json!({"question": "change the default port"}),
+        )
+        .unwrap();
+    let actions = e.code_actions(&uri, 13);
+    assert_eq!(actions.len(), 1);
+    let (_, edits) = single_document_edits(&actions[0]);
+    assert_eq!(edits.len(), 1);
+    // Only the differing digit: `8080` -> `8000` differs in its third char.
+    assert_eq!(edits[0]["newText"], "0");
+    assert_eq!(
+        edits[0]["range"],
+        json!({"start": {"line": 13, "character": 43}, "end": {"line": 13, "character": 44}})
+    );
+    assert_eq!(
+        apply_text_edits(&text, &edits, false),
+        text.replacen(old, new, 1)
     );
     e.client.shutdown();
 }

@@ -1,12 +1,75 @@
-//! Architecture: data flows one way, `cli`/`lsp` → `session` → `agent` → `tools` →
-//! `providers`, with `text` used by all. This test reads the sources and fails when a
-//! module reaches against that direction, or when LSP types or HTTP leak out of the
-//! layers that own them.
+//! Architecture: data flows one way, `cli`/`lsp`/`acp` → `session` → `agent` → `tools` →
+//! `index` → `workspace`, the agent also calling `providers`, with `text` used by all.
+//! This test reads the sources and fails when a module reaches against that direction,
+//! when LSP types or HTTP leak out of the layers that own them, when the index or the
+//! workspace layer writes where it must not, or when tantivy is used outside `index/`.
 
 use std::path::{Path, PathBuf};
 
-/// Layers in order; each may use the ones after it (and `text`), never those before.
-const ORDER: &[&str] = &["cli", "lsp", "session", "agent", "tools", "providers"];
+/// Each layer and the layers it may use (besides `text`, which everyone may use and
+/// which uses nothing). A layer missing from this table is only wiring (`main.rs`,
+/// `lib.rs`) and may use anything.
+const MAY_USE: &[(&str, &[&str])] = &[
+    (
+        "cli",
+        &[
+            "lsp",
+            "acp",
+            "session",
+            "agent",
+            "tools",
+            "index",
+            "workspace",
+            "providers",
+        ],
+    ),
+    (
+        "lsp",
+        &[
+            "session",
+            "agent",
+            "tools",
+            "index",
+            "workspace",
+            "providers",
+        ],
+    ),
+    (
+        "acp",
+        &[
+            "session",
+            "agent",
+            "tools",
+            "index",
+            "workspace",
+            "providers",
+        ],
+    ),
+    (
+        "session",
+        &["agent", "tools", "index", "workspace", "providers"],
+    ),
+    ("agent", &["tools", "index", "workspace", "providers"]),
+    // `providers` only for `ToolSpec`, the plain schema type both sides share.
+    ("tools", &["index", "workspace", "providers"]),
+    ("index", &["workspace"]),
+    ("workspace", &[]),
+    ("providers", &[]),
+    ("text", &[]),
+];
+
+const LAYERS: &[&str] = &[
+    "cli",
+    "lsp",
+    "acp",
+    "session",
+    "agent",
+    "tools",
+    "index",
+    "workspace",
+    "providers",
+    "text",
+];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -44,9 +107,12 @@ fn modules_only_use_layers_to_their_right() {
             continue;
         };
         let text = std::fs::read_to_string(file).unwrap();
-        let own = ORDER.iter().position(|l| *l == layer);
+        let may_use = MAY_USE
+            .iter()
+            .find(|(name, _)| *name == layer)
+            .map(|(_, uses)| *uses);
         for (number, line) in code_lines(&text) {
-            for (index, other) in ORDER.iter().enumerate() {
+            for other in LAYERS {
                 let used = line.contains(&format!("crate::{other}::"))
                     || line.contains(&format!("crate::{other};"))
                     || line.contains(&format!("crate::{other},"))
@@ -54,10 +120,12 @@ fn modules_only_use_layers_to_their_right() {
                 if !used || *other == layer {
                     continue;
                 }
-                let allowed = match own {
-                    Some(own) => index > own,
-                    // `text` uses nothing; `main.rs`/`lib.rs` wire everything.
-                    None => layer != "text",
+                let allowed = match may_use {
+                    // Everyone but `text` itself may use `text`.
+                    Some(_) if *other == "text" => layer != "text",
+                    Some(uses) => uses.contains(other),
+                    // `main.rs`/`lib.rs` wire everything.
+                    None => true,
                 };
                 if !allowed {
                     violations.push(format!(
@@ -92,45 +160,112 @@ fn modules_only_use_layers_to_their_right() {
     );
 }
 
-#[test]
-fn no_tool_writes_runs_or_connects() {
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+/// Writing to disk, in the spellings the standard library offers.
+const WRITES: &[&str] = &[
+    "fs::write",
+    "File::create",
+    ".write(true)",
+    ".append(true)",
+    ".create(true)",
+    ".create_new(",
+    ".truncate(true)",
+    "fs::create_dir",
+    "fs::remove_",
+    "fs::rename",
+    "fs::copy",
+    "fs::hard_link",
+    "fs::symlink",
+    "set_permissions",
+];
+
+/// Running a program or opening a connection.
+const RUNS_OR_CONNECTS: &[&str] = &[
+    "Command::new",
+    "process::Command",
+    "TcpStream",
+    "TcpListener",
+    "UdpSocket",
+    "reqwest",
+];
+
+/// `path:line: text` for every code line under `src/<dir>` (unit tests excluded: they
+/// may set up fixtures on disk) that contains one of `needles`.
+fn lines_containing(dir: &str, needles: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
     let mut files = Vec::new();
-    sources(&tools, &mut files);
-    let forbidden = [
-        "fs::write",
-        "File::create",
-        "OpenOptions",
-        "fs::create_dir",
-        "fs::remove_",
-        "fs::rename",
-        "fs::copy",
-        "fs::hard_link",
-        "fs::symlink",
-        "set_permissions",
-        "Command::new",
-        "process::Command",
-        "TcpStream",
-        "TcpListener",
-        "UdpSocket",
-        "reqwest",
-    ];
+    sources(&root, &mut files);
+    assert!(!files.is_empty(), "no sources under {}", root.display());
     let mut found = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
-        // Unit tests inside a tool file may set up fixtures on disk.
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for (number, line) in code_lines(code) {
-            for needle in forbidden {
-                if line.contains(needle) {
-                    found.push(format!("{}:{number}: {}", file.display(), line.trim()));
-                }
+            if needles.iter().any(|needle| line.contains(needle)) {
+                found.push(format!("{}:{number}: {}", file.display(), line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_tool_writes_runs_or_connects() {
+    // Tools do not even open files with options: they read through `workspace/`.
+    let mut needles = vec!["OpenOptions"];
+    needles.extend(WRITES);
+    needles.extend(RUNS_OR_CONNECTS);
+    let found = lines_containing("tools", &needles);
+    assert!(
+        found.is_empty(),
+        "tools must not write, run or connect:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_workspace_layer_never_writes_runs_or_connects() {
+    let mut needles = WRITES.to_vec();
+    needles.extend(RUNS_OR_CONNECTS);
+    let found = lines_containing("workspace", &needles);
+    assert!(
+        found.is_empty(),
+        "workspace/ must not write, run or connect:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_index_runs_nothing_and_connects_nowhere() {
+    // It writes, but only its cache (tests/index*.rs check nothing lands in the
+    // workspace).
+    let found = lines_containing("index", RUNS_OR_CONNECTS);
+    assert!(
+        found.is_empty(),
+        "index/ must not run programs or open connections:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn only_the_index_uses_tantivy() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        if layer_of(&src, file).as_deref() == Some("index") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in code_lines(&text) {
+            if line.contains("tantivy") {
+                found.push(format!("{}:{number}: {}", file.display(), line.trim()));
             }
         }
     }
     assert!(
         found.is_empty(),
-        "tools must not write, run or connect:\n{}",
+        "tantivy outside index/:\n{}",
         found.join("\n")
     );
 }

@@ -5,8 +5,9 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::Arc;
 
-use copilot_ls::tools::sandbox::Sandbox;
-use copilot_ls::tools::{self, OpenDocument, OpenDocuments, Workspace};
+use copilot_ls::tools;
+use copilot_ls::workspace::sandbox::Sandbox;
+use copilot_ls::workspace::{OpenDocument, OpenDocuments, Workspace};
 use serde_json::json;
 
 const CANARY: &str = "CANARY-7f3a-must-never-be-read";

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use copilot_ls::tools::retrieval::{Ranking, RetrievalIndex};
-use copilot_ls::tools::sandbox::Sandbox;
+use copilot_ls::index::{Ranking, RetrievalIndex};
+use copilot_ls::workspace::sandbox::Sandbox;
 
 /// A hit counts for recall@K when it is among the first K chunks returned; MRR looks
 /// this deep.

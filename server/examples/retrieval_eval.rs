@@ -17,8 +17,8 @@ mod harness;
 
 use std::time::Instant;
 
-use copilot_ls::tools::retrieval::RetrievalIndex;
-use copilot_ls::tools::sandbox::Sandbox;
+use copilot_ls::index::RetrievalIndex;
+use copilot_ls::workspace::sandbox::Sandbox;
 
 fn main() -> Result<(), String> {
     // `RUST_LOG=copilot_ls=debug` shows the build's own timings (walk vs. total).

@@ -1,12 +1,15 @@
 //! copilot-ls: a language server that answers questions about a codebase.
 //!
 //! Layers, each calling only those to its right (see README "Architecture"):
-//! `cli`/`lsp` → `session` → `agent` → `tools` → `providers`, with `text` used by all.
+//! `cli`/`lsp` → `session` → `agent` → `tools` → `index` → `workspace`, the agent also
+//! calling `providers`, with `text` used by all.
 
 pub mod agent;
 pub mod cli;
+pub mod index;
 pub mod lsp;
 pub mod providers;
 pub mod session;
 pub mod text;
 pub mod tools;
+pub mod workspace;

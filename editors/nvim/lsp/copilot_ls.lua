@@ -6,6 +6,8 @@ local config = require('copilot_ls.config')
 ---@type vim.lsp.Config
 return {
   cmd = config.cmd(),
+  -- Only warnings and errors on stderr: Neovim logs all of it at ERROR level.
+  cmd_env = config.cmd_env(),
   -- No `filetypes`: the server answers about the whole project and reads the editor's
   -- text of every open buffer, whatever its language.
   root_dir = function(bufnr, on_dir)
@@ -21,6 +23,18 @@ return {
   -- so; without it the server falls back to plain `changes`, and a suggestion computed
   -- for older text could land on newer text. Merged over Neovim's own capabilities.
   capabilities = { workspace = { workspaceEdit = { documentChanges = true } } },
+  handlers = {
+    -- The answer streams as `$/progress` on the ask's partialResultToken (AskDelta,
+    -- PROTOCOL.md section 3): those go to the thread, not into vim.lsp.status(); the
+    -- work-done progress goes on to Neovim's own handler.
+    ['$/progress'] = function(err, params, ctx)
+      local ask = package.loaded['copilot_ls.ask']
+      if ask and ask.on_partial(params) then
+        return
+      end
+      return vim.lsp.handlers['$/progress'](err, params, ctx)
+    end,
+  },
   -- Empty dicts, not {}: merged with the user's options they stay JSON objects.
   init_options = vim.empty_dict(),
   settings = { copilot = vim.empty_dict() },

@@ -35,6 +35,10 @@ command('CopilotClear', function()
   require('copilot_ls').clear()
 end, { nargs = 0, desc = 'Forget the conversation and its diagnostics' })
 
+command('CopilotSend', function()
+  require('copilot_ls').send()
+end, { nargs = 0, desc = 'Send the question typed at the bottom of the copilot-ls thread' })
+
 command('CopilotAnswer', function()
   require('copilot_ls').show_answer()
 end, { nargs = 0, desc = 'Show the last copilot-ls answer' })

@@ -119,12 +119,214 @@ function H.fake_provider(steps)
   return provider
 end
 
+H.servers = {}
+
+--- A loopback HTTP server answering every request with `status` and `body`; records
+--- each request's head (request line and headers) as text.
+---@param status integer
+---@param body string
+---@return {url: string, heads: string[]}
+function H.http_stub(status, body)
+  local server = assert(vim.uv.new_tcp())
+  assert(server:bind('127.0.0.1', 0))
+  local stub = { heads = {} }
+  server:listen(16, function()
+    local socket = assert(vim.uv.new_tcp())
+    server:accept(socket)
+    local data = ''
+    socket:read_start(function(_, chunk)
+      if not chunk then
+        socket:close()
+        return
+      end
+      data = data .. chunk
+      if data:find('\r\n\r\n', 1, true) then
+        table.insert(stub.heads, data)
+        socket:read_stop()
+        socket:write(
+          ('HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s'):format(status, #body, body),
+          function()
+            socket:close()
+          end
+        )
+      end
+    end)
+  end)
+  stub.url = ('http://127.0.0.1:%d/v1'):format(server:getsockname().port)
+  table.insert(H.servers, server)
+  return stub
+end
+
+--- A loopback OpenAI-compatible provider that streams `pieces` of text as server-sent
+--- events, one every `delay_ms`, in this process: `written[i]` is the vim.uv.hrtime() at
+--- which piece i went to the socket, on the same clock as the client's.
+---@param pieces string[]
+---@param delay_ms integer
+---@return {url: string, written: integer[], requests: integer}
+function H.sse_stub(pieces, delay_ms)
+  local server = assert(vim.uv.new_tcp())
+  assert(server:bind('127.0.0.1', 0))
+  local stub = { written = {}, requests = 0 }
+  local function event(delta, finish)
+    return 'data: '
+      .. vim.json.encode({
+        id = 'chatcmpl-stub',
+        object = 'chat.completion.chunk',
+        created = 0,
+        model = 'fake-model',
+        choices = { { index = 0, delta = delta, finish_reason = finish or vim.NIL } },
+      })
+      .. '\n\n'
+  end
+  server:listen(16, function()
+    local socket = assert(vim.uv.new_tcp())
+    server:accept(socket)
+    local data = ''
+    socket:read_start(function(_, chunk)
+      if not chunk then
+        return
+      end
+      data = data .. chunk
+      local head_end = data:find('\r\n\r\n', 1, true)
+      local length = tonumber(data:match('[Cc]ontent%-[Ll]ength:%s*(%d+)'))
+      if not head_end or (length and #data < head_end + 3 + length) then
+        return
+      end
+      socket:read_stop()
+      stub.requests = stub.requests + 1
+      socket:write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n')
+      socket:write(event({ role = 'assistant', content = '' }))
+      local timer = assert(vim.uv.new_timer())
+      local i = 0
+      timer:start(delay_ms, delay_ms, function()
+        i = i + 1
+        if i <= #pieces then
+          stub.written[i] = vim.uv.hrtime()
+          socket:write(event({ content = pieces[i] }))
+          return
+        end
+        timer:stop()
+        timer:close()
+        socket:write(event({}, 'stop') .. 'data: [DONE]\n\n', function()
+          socket:shutdown(function()
+            socket:close()
+          end)
+        end)
+      end)
+    end)
+  end)
+  stub.url = ('http://127.0.0.1:%d/v1'):format(server:getsockname().port)
+  table.insert(H.servers, server)
+  return stub
+end
+
 H.notifications = {}
 local original_notify = vim.notify
 
 --- Records vim.notify calls (and still shows nothing: headless output stays readable).
 function H.capture_notify()
-  H.notifications = {}
+  H.servers = {}
+
+--- A loopback HTTP server answering every request with `status` and `body`; records
+--- each request's head (request line and headers) as text.
+---@param status integer
+---@param body string
+---@return {url: string, heads: string[]}
+function H.http_stub(status, body)
+  local server = assert(vim.uv.new_tcp())
+  assert(server:bind('127.0.0.1', 0))
+  local stub = { heads = {} }
+  server:listen(16, function()
+    local socket = assert(vim.uv.new_tcp())
+    server:accept(socket)
+    local data = ''
+    socket:read_start(function(_, chunk)
+      if not chunk then
+        socket:close()
+        return
+      end
+      data = data .. chunk
+      if data:find('\r\n\r\n', 1, true) then
+        table.insert(stub.heads, data)
+        socket:read_stop()
+        socket:write(
+          ('HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s'):format(status, #body, body),
+          function()
+            socket:close()
+          end
+        )
+      end
+    end)
+  end)
+  stub.url = ('http://127.0.0.1:%d/v1'):format(server:getsockname().port)
+  table.insert(H.servers, server)
+  return stub
+end
+
+--- A loopback OpenAI-compatible provider that streams `pieces` of text as server-sent
+--- events, one every `delay_ms`, in this process: `written[i]` is the vim.uv.hrtime() at
+--- which piece i went to the socket, on the same clock as the client's.
+---@param pieces string[]
+---@param delay_ms integer
+---@return {url: string, written: integer[], requests: integer}
+function H.sse_stub(pieces, delay_ms)
+  local server = assert(vim.uv.new_tcp())
+  assert(server:bind('127.0.0.1', 0))
+  local stub = { written = {}, requests = 0 }
+  local function event(delta, finish)
+    return 'data: '
+      .. vim.json.encode({
+        id = 'chatcmpl-stub',
+        object = 'chat.completion.chunk',
+        created = 0,
+        model = 'fake-model',
+        choices = { { index = 0, delta = delta, finish_reason = finish or vim.NIL } },
+      })
+      .. '\n\n'
+  end
+  server:listen(16, function()
+    local socket = assert(vim.uv.new_tcp())
+    server:accept(socket)
+    local data = ''
+    socket:read_start(function(_, chunk)
+      if not chunk then
+        return
+      end
+      data = data .. chunk
+      local head_end = data:find('\r\n\r\n', 1, true)
+      local length = tonumber(data:match('[Cc]ontent%-[Ll]ength:%s*(%d+)'))
+      if not head_end or (length and #data < head_end + 3 + length) then
+        return
+      end
+      socket:read_stop()
+      stub.requests = stub.requests + 1
+      socket:write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n')
+      socket:write(event({ role = 'assistant', content = '' }))
+      local timer = assert(vim.uv.new_timer())
+      local i = 0
+      timer:start(delay_ms, delay_ms, function()
+        i = i + 1
+        if i <= #pieces then
+          stub.written[i] = vim.uv.hrtime()
+          socket:write(event({ content = pieces[i] }))
+          return
+        end
+        timer:stop()
+        timer:close()
+        socket:write(event({}, 'stop') .. 'data: [DONE]\n\n', function()
+          socket:shutdown(function()
+            socket:close()
+          end)
+        end)
+      end)
+    end)
+  end)
+  stub.url = ('http://127.0.0.1:%d/v1'):format(server:getsockname().port)
+  table.insert(H.servers, server)
+  return stub
+end
+
+H.notifications = {}
   vim.notify = function(msg, level)
     table.insert(H.notifications, { msg = msg, level = level or vim.log.levels.INFO })
   end
@@ -159,7 +361,7 @@ function H.session(provider, opts, file)
     maxSteps = 6,
     requestTimeoutSecs = 20,
   }, opts or {})
-  assert(require('copilot_ls').setup(setup), 'setup() failed')
+  assert(require('copilot_ls').setup(setup), 'setup() failed: ' .. vim.inspect(H.notifications))
   vim.cmd.edit(file or 'src/rate_limit.rs')
   local bufnr = vim.api.nvim_get_current_buf()
   local client = H.wait_client(bufnr)
@@ -215,6 +417,10 @@ function H.cleanup()
     provider.stop()
   end
   H.providers = {}
+  for _, server in ipairs(H.servers) do
+    server:close()
+  end
+  H.servers = {}
   if package.loaded['copilot_ls.ask'] then
     require('copilot_ls.ask').last = nil
   end

@@ -77,7 +77,8 @@ export NVIM_LOG_FILE=$TMP/nvim.log
 # The specs configure every provider setting themselves; keys from the caller's
 # environment must not change what the server does.
 unset OPENAI_API_KEY ANTHROPIC_API_KEY COPILOT_LS_PROVIDER COPILOT_LS_BASE_URL \
-  COPILOT_LS_MODEL COPILOT_LS_MAX_STEPS COPILOT_LS_STREAM COPILOT_LS_TIMEOUT_SECS COPILOT_LS_PATH
+  COPILOT_LS_MODEL COPILOT_LS_MAX_STEPS COPILOT_LS_STREAM COPILOT_LS_TIMEOUT_SECS COPILOT_LS_PATH \
+  COPILOT_LS_MAX_OUTPUT_TOKENS COPILOT_LS_LOG
 
 NVIM=$VENV/bin/nvim
 log "$("$NVIM" --version | head -1), $("$COPILOT_LS_BIN" --version 2>/dev/null | head -1)"

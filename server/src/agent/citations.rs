@@ -8,8 +8,8 @@ use ropey::Rope;
 
 use crate::text::{self, Pos, PositionEncoding, Span};
 use crate::tools::answer;
-use crate::tools::workspace::read_disk_text;
-use crate::tools::Workspace;
+use crate::workspace::read_disk_text;
+use crate::workspace::Workspace;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Citation {

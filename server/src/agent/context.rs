@@ -1,7 +1,9 @@
 //! The first user message: the question, where the user is in the editor, and the few
 //! most relevant code chunks the server's own retrieval found, within a byte budget.
+//! File text in it (chunks, the selection) has its secrets redacted like tool output.
 
 use super::AskInput;
+use crate::tools::redact::redact;
 
 /// Retrieved context is capped so the first request stays small and cheap.
 pub const CONTEXT_BUDGET_BYTES: usize = 8 * 1024;
@@ -25,7 +27,7 @@ pub fn first_message(input: &AskInput) -> String {
             .filter(|s| !s.trim().is_empty())
         {
             message.push_str("\nSelected text:\n```\n");
-            message.push_str(cut(selected, SELECTION_BUDGET_BYTES));
+            message.push_str(&redact(cut(selected, SELECTION_BUDGET_BYTES)));
             message.push_str("\n```");
         }
     }
@@ -37,7 +39,7 @@ pub fn first_message(input: &AskInput) -> String {
             hit.path,
             hit.start_line,
             hit.end_line,
-            hit.text.trim_end()
+            redact(hit.text.trim_end())
         );
         if block.len() > budget {
             continue;

@@ -6,7 +6,7 @@
 //! reach, and a name the sandbox refuses (a symlink to a secret file or out of the
 //! workspace) is skipped like a missing file.
 
-use crate::tools::Workspace;
+use crate::workspace::Workspace;
 
 /// The files, in the order they go into the prompt.
 pub const FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"];
@@ -81,8 +81,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::tools::sandbox::Sandbox;
-    use crate::tools::NoDocuments;
+    use crate::workspace::sandbox::Sandbox;
+    use crate::workspace::NoDocuments;
 
     fn workspace(dir: &std::path::Path) -> Workspace {
         Workspace::new(Sandbox::new(dir).unwrap(), Arc::new(NoDocuments))

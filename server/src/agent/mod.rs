@@ -8,6 +8,7 @@
 //! disk: proposed edits are returned, not applied.
 
 mod answer_stream;
+mod call_ids;
 mod citations;
 mod context;
 pub mod events;
@@ -22,13 +23,14 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::index::RetrievalHit;
 use crate::providers::{
     AssistantTurn, ChatModel, ChatRequest, FinishReason, Message, ProviderError, StreamEvent,
     ToolCall, ToolResult, Usage,
 };
 use crate::text::PositionEncoding;
-use crate::tools::retrieval::RetrievalHit;
-use crate::tools::{self, ProposedEdit, Workspace};
+use crate::tools::{self, ProposedEdit};
+use crate::workspace::Workspace;
 
 pub use citations::{Citation, CitedLines};
 pub use events::{AskEvent, EventSink};
@@ -170,6 +172,7 @@ impl Agent<'_> {
             stats.usage.add(&response.usage);
             stats.retries += response.attempts.saturating_sub(1);
             let mut turn = response.turn;
+            call_ids::make_unique(&mut turn.tool_calls, &messages);
             let length_cut = response.finish == FinishReason::Length;
             tracing::debug!(call_number, calls = turn.tool_calls.len(), finish = ?response.finish, "model turn");
 

@@ -3,6 +3,8 @@
 //! only the protocol or the requested output; logs go to stderr.
 
 mod ask;
+#[cfg(unix)]
+mod stdio;
 mod tool;
 
 use std::path::PathBuf;
@@ -96,11 +98,7 @@ pub fn main() -> ExitCode {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;
             };
-            runtime.block_on(crate::lsp::serve(settings, problems));
-            // Do not wait for a background index build of a huge folder: the editor is
-            // gone (exit, or stdin closed).
-            runtime.shutdown_timeout(std::time::Duration::from_millis(200));
-            ExitCode::SUCCESS
+            serve(runtime, settings, problems)
         }
         Some(Command::Ask {
             workspace,
@@ -128,6 +126,28 @@ pub fn main() -> ExitCode {
             workspace,
         }) => tool::run(&name, &json, workspace),
     }
+}
+
+/// `serve`: LSP over stdio. Exit code 0, or 1 for an `exit` without `shutdown` first.
+fn serve(runtime: tokio::runtime::Runtime, settings: Settings, problems: Vec<String>) -> ExitCode {
+    #[cfg(unix)]
+    let output = match stdio::take_protocol_stdout() {
+        Ok(file) => tokio::fs::File::from_std(file),
+        Err(error) => {
+            eprintln!("copilot-ls: cannot take stdout for the protocol: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    #[cfg(not(unix))]
+    let output = tokio::io::stdout();
+    let outcome = runtime.block_on(async {
+        crate::lsp::serve(settings, problems, tokio::io::stdin(), output).await
+    });
+    tracing::info!(ending = ?outcome.ending, "serving ended");
+    // Do not wait for a background index build of a huge folder, nor for the blocking
+    // read of a stdin that is still open after `exit`: the editor is done with us.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    ExitCode::from(outcome.exit_code())
 }
 
 /// Logs to stderr; `COPILOT_LS_LOG` (an `EnvFilter` such as `debug`) overrides the level.

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::tools::sandbox::Sandbox;
-use crate::tools::{self, NoDocuments, Workspace};
+use crate::tools;
+use crate::workspace::sandbox::Sandbox;
+use crate::workspace::{NoDocuments, Workspace};
 
 pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>) -> ExitCode {
     let root = super::workspace_root(workspace);

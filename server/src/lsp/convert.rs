@@ -15,7 +15,8 @@ use super::wire;
 use crate::agent::AgentOutcome;
 use crate::session::{DiagnosticSpec, EditorSurface, Placement, Severity};
 use crate::text::{Pos, PositionEncoding, Span};
-use crate::tools::{ProposedEdit, Workspace};
+use crate::tools::ProposedEdit;
+use crate::workspace::Workspace;
 
 /// What the client can take in a `WorkspaceEdit` beyond the contract's baseline. The
 /// contract fixes `documentChanges` (so open documents carry their version and a stale
@@ -62,10 +63,15 @@ pub fn diagnostic(spec: &DiagnosticSpec) -> Diagnostic {
         code: Some(NumberOrString::String(spec.code.to_string())),
         source: Some("copilot".to_string()),
         message: spec.message.clone(),
-        data: spec
-            .edit_id
-            .as_ref()
-            .map(|id| serde_json::json!({ "editId": id })),
+        data: match (&spec.edit_id, &spec.citation) {
+            (Some(id), _) => Some(serde_json::json!({ "editId": id })),
+            (None, Some(place)) => Some(serde_json::json!({
+                "citation": place.index,
+                "line": place.line,
+                "endLine": place.end_line,
+            })),
+            (None, None) => None,
+        },
         ..Diagnostic::default()
     }
 }
@@ -78,13 +84,18 @@ pub fn workspace_edit(
     support: EditSupport,
 ) -> Option<WorkspaceEdit> {
     let target = uri(&crate::text::file_uri(&edit.absolute));
-    let (text_range, version) = match placement {
-        Placement::Replace { span, version } => (range(*span), *version),
-        Placement::Create => (Range::default(), None),
+    let (text_range, version, new_text) = match placement {
+        Placement::Replace {
+            version,
+            change,
+            change_text,
+            ..
+        } => (range(*change), *version, change_text.clone()),
+        Placement::Create => (Range::default(), None, edit.new_text.clone()),
         Placement::Withdrawn => return None,
     };
     let annotation_id = format!("copilot-{id}");
-    let text_edit = TextEdit::new(text_range, edit.new_text.clone());
+    let text_edit = TextEdit::new(text_range, new_text);
     let mut result = WorkspaceEdit::default();
     let edits = if support.change_annotations {
         vec![OneOf::Right(AnnotatedTextEdit {
@@ -120,9 +131,9 @@ pub fn workspace_edit(
     result.document_changes = Some(DocumentChanges::Operations(operations));
     if support.change_annotations {
         let description = if edit.protected {
-            "Suggested by Copilot. This changes tool or CI configuration: review it carefully."
+            "Suggested by copilot-ls. This changes tool or CI configuration: review it carefully."
         } else {
-            "Suggested by Copilot; review before applying."
+            "Suggested by copilot-ls; review before applying."
         };
         result.change_annotations = Some(HashMap::from([(
             annotation_id,

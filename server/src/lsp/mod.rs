@@ -1,15 +1,18 @@
 //! The LSP edge: the `LanguageServer` impl (thin: each method hands off to a handler),
-//! the capabilities, the `copilot/ask` custom method, and conversion between LSP types
-//! and ours. Nothing below this layer sees an LSP type.
+//! the capabilities, the `copilot/ask` custom method, conversion between LSP types
+//! and ours, and the JSON-RPC framing (`transport.rs`). Nothing below this layer sees an
+//! LSP type.
 
 pub mod capabilities;
 pub mod convert;
 mod handlers;
 mod server;
+pub mod transport;
 pub mod wire;
 
 use std::sync::Arc;
 
+use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::{LspService, Server};
 
 use crate::session::{Session, Settings};
@@ -18,16 +21,29 @@ use crate::session::{Session, Settings};
 /// a few long asks must not hold up code actions and other requests.
 const CONCURRENCY: usize = 32;
 
-/// Serves LSP over stdio until the client sends `exit` or closes the stream.
-pub async fn serve(settings: Settings, startup_problems: Vec<String>) {
+/// Serves LSP on `input`/`output` (the editor's stdio) until the client sends `exit` or
+/// closes the input. Every request still running then is dropped (asks are cancelled).
+pub async fn serve<R, W>(
+    settings: Settings,
+    startup_problems: Vec<String>,
+    input: R,
+    output: W,
+) -> transport::Outcome
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let session = Arc::new(Session::new(settings));
     let (service, socket) = LspService::build(|client| {
         server::Backend::new(client, session.clone(), startup_problems.clone())
     })
     .custom_method("copilot/ask", server::Backend::ask)
     .finish();
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-        .concurrency_level(CONCURRENCY)
-        .serve(service)
-        .await;
+    // tower-lsp reads only frames the transport has checked and re-framed.
+    transport::run(input, output, |service_input, service_output| {
+        Server::new(service_input, service_output, socket)
+            .concurrency_level(CONCURRENCY)
+            .serve(service)
+    })
+    .await
 }

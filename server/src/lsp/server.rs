@@ -75,7 +75,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        handlers::text_sync::did_open(self, params);
+        handlers::text_sync::did_open(self, params).await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -84,7 +84,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        handlers::text_sync::did_close(self, params);
+        handlers::text_sync::did_close(self, params).await;
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {

@@ -9,7 +9,7 @@ use dashmap::DashMap;
 use ropey::Rope;
 
 use crate::text::{self, PositionEncoding, Span};
-use crate::tools::{OpenDocument, OpenDocuments};
+use crate::workspace::{OpenDocument, OpenDocuments};
 
 #[derive(Clone, Debug)]
 pub struct Document {

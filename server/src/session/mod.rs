@@ -2,6 +2,7 @@
 //! the negotiated encoding), conversations for follow-ups, the last answer's citations
 //! and edits, and the orchestration of one ask. No network and no LSP types here.
 
+mod citation_anchor;
 pub mod document_store;
 pub mod editor_surface;
 pub mod settings;
@@ -11,11 +12,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::agent::{self, Agent, AgentOutcome, AgentSettings, AskInput, Focus};
+use crate::index::{RetrievalHit, RetrievalIndex};
 use crate::providers::{self, ChatModel, Message, ProviderConfig, ProviderError};
 use crate::text::{self, PositionEncoding, Span};
-use crate::tools::retrieval::{RetrievalHit, RetrievalIndex};
-use crate::tools::sandbox::Sandbox;
-use crate::tools::Workspace;
+use crate::workspace::read::read_index_text;
+use crate::workspace::sandbox::Sandbox;
+use crate::workspace::Workspace;
 
 pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
 pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};
@@ -201,6 +203,7 @@ impl Session {
             &outcome.citations,
             &outcome.edits,
             request.document_uri.as_deref(),
+            &workspace,
         );
         Ok(AskOutcome {
             conversation_id,
@@ -333,14 +336,16 @@ impl Session {
                 {
                     continue;
                 }
-                match workspace.sandbox.resolve(&relative) {
-                    Ok(resolved) if resolved.absolute.is_file() => {
-                        match std::fs::read_to_string(&resolved.absolute) {
-                            Ok(text) => index.update_file(&relative, &text),
-                            Err(_) => index.remove_file(&relative),
-                        }
-                    }
-                    _ => index.remove_file(&relative),
+                let text = workspace
+                    .sandbox
+                    .resolve(&relative)
+                    .ok()
+                    .and_then(|resolved| {
+                        read_index_text(&resolved.absolute, crate::workspace::MAX_READ_BYTES)
+                    });
+                match text {
+                    Some(text) => index.update_file(&relative, &text),
+                    None => index.remove_file(&relative),
                 }
             }
             // A document closed since the last ask (perhaps without saving) is indexed
@@ -355,9 +360,16 @@ impl Session {
                 let Some((_, relative)) = state.seen_versions.remove(&uri) else {
                     continue;
                 };
-                match std::fs::read_to_string(workspace.root().join(&relative)) {
-                    Ok(text) => index.update_file(&relative, &text),
-                    Err(_) => index.remove_file(&relative),
+                let text = workspace
+                    .sandbox
+                    .resolve(&relative)
+                    .ok()
+                    .and_then(|resolved| {
+                        read_index_text(&resolved.absolute, crate::workspace::MAX_READ_BYTES)
+                    });
+                match text {
+                    Some(text) => index.update_file(&relative, &text),
+                    None => index.remove_file(&relative),
                 }
             }
             index.search(&query, CONTEXT_HITS)

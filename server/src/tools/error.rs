@@ -1,7 +1,8 @@
 //! Why a tool call failed. The `Display` text goes to the model after `Error: `; each
 //! variant carries the path or argument it is about, so the model can correct itself.
 
-use super::sandbox::SandboxError;
+use crate::workspace::sandbox::SandboxError;
+use crate::workspace::WorkspaceError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
@@ -37,6 +38,19 @@ impl ToolError {
         ToolError::Io {
             path: path.to_string(),
             reason: error.to_string(),
+        }
+    }
+}
+
+impl From<WorkspaceError> for ToolError {
+    fn from(error: WorkspaceError) -> ToolError {
+        match error {
+            WorkspaceError::Sandbox(e) => ToolError::Sandbox(e),
+            WorkspaceError::NotFound(p) => ToolError::NotFound(p),
+            WorkspaceError::IsDirectory(p) => ToolError::IsDirectory(p),
+            WorkspaceError::Binary(p) => ToolError::Binary(p),
+            WorkspaceError::TooLarge { path, bytes } => ToolError::TooLarge { path, bytes },
+            WorkspaceError::Io { path, reason } => ToolError::Io { path, reason },
         }
     }
 }

@@ -7,9 +7,9 @@ use ignore::WalkState;
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::walk;
-use super::workspace::Workspace;
 use super::ToolOutput;
+use crate::workspace::walk;
+use crate::workspace::Workspace;
 
 pub const MAX_RESULTS: usize = 200;
 

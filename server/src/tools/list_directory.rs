@@ -3,9 +3,9 @@
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::walk;
-use super::workspace::Workspace;
 use super::ToolOutput;
+use crate::workspace::walk;
+use crate::workspace::Workspace;
 
 const MAX_ENTRIES: usize = 1000;
 

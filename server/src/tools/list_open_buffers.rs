@@ -1,7 +1,7 @@
 //! `list_open_buffers`: the documents open in the editor, with language and version.
 
-use super::workspace::Workspace;
 use super::ToolOutput;
+use crate::workspace::Workspace;
 
 pub fn run(workspace: &Workspace) -> ToolOutput {
     let mut rows = Vec::new();
@@ -14,7 +14,7 @@ pub fn run(workspace: &Workspace) -> ToolOutput {
         if workspace.sandbox.resolve_allow_missing(&shown).is_err() {
             continue;
         }
-        let modified = super::workspace::differs_from_disk(&doc.path, &doc.rope.to_string());
+        let modified = crate::workspace::differs_from_disk(&doc.path, &doc.rope.to_string());
         let mut row = format!(
             "{shown}\t{}\tversion {}",
             if doc.language_id.is_empty() {

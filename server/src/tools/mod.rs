@@ -1,5 +1,5 @@
-//! Tools the model can call: one file per tool, the schemas it sees, the sandbox every
-//! path goes through, and the registry below that dispatches a call by name.
+//! Tools the model can call: one file per tool, the schemas it sees, and the registry
+//! below that dispatches a call by name. Paths go through `workspace/`'s sandbox.
 //!
 //! Invariants: no tool writes to disk, runs a program or opens a connection; every
 //! failure is an `Error: ` string for the model, never a panic.
@@ -12,19 +12,17 @@ pub mod list_open_buffers;
 pub mod propose_edit;
 pub mod read_file;
 pub mod read_open_buffer;
-pub mod retrieval;
-pub mod sandbox;
+pub mod redact;
 pub mod schemas;
 pub mod search_code;
-pub mod walk;
-pub mod workspace;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::workspace::Workspace;
+
 pub use error::ToolError;
 pub use propose_edit::ProposedEdit;
-pub use workspace::{NoDocuments, OpenDocument, OpenDocuments, Workspace};
 
 /// The result of one tool call.
 #[derive(Clone, Debug)]
@@ -100,7 +98,12 @@ pub fn run(name: &str, arguments: &str, workspace: &Workspace) -> ToolOutput {
         )),
         _ => Err(ToolError::UnknownTool(name.to_string(), names().join(", "))),
     };
-    result.unwrap_or_else(|error| ToolOutput::error(&error))
+    let mut output = result.unwrap_or_else(|error| ToolOutput::error(&error));
+    // The one place tool output is made: secrets in files never go further.
+    if let std::borrow::Cow::Owned(redacted) = redact::redact(&output.text) {
+        output.text = redacted;
+    }
+    output
 }
 
 /// Parses the `answer` tool's arguments.

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::workspace::{TextSource, Workspace};
 use super::ToolOutput;
+use crate::workspace::{TextSource, Workspace};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

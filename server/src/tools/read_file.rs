@@ -3,8 +3,8 @@
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::workspace::{FileText, TextSource, Workspace};
 use super::ToolOutput;
+use crate::workspace::{FileText, TextSource, Workspace};
 
 /// Lines returned by one call; the closing note tells the model how to read on.
 pub const WINDOW_LINES: usize = 400;

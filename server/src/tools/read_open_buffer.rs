@@ -1,8 +1,8 @@
 //! `read_open_buffer`: like `read_file`, but only for documents open in the editor.
 
 use super::error::ToolError;
-use super::workspace::Workspace;
 use super::ToolOutput;
+use crate::workspace::Workspace;
 
 /// The same parameters as `read_file`.
 pub use super::read_file::Args;

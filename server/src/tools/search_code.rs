@@ -12,9 +12,9 @@ use ignore::WalkState;
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::walk;
-use super::workspace::Workspace;
 use super::ToolOutput;
+use crate::workspace::walk;
+use crate::workspace::Workspace;
 
 pub const MAX_MATCHES: usize = 100;
 /// A matching line is shown up to this many chars.
@@ -167,7 +167,9 @@ fn search_one(
         lines: Vec::new(),
         count: 0,
     };
-    let _ = searcher.search_path(matcher, path, sink(&mut found));
+    // Opened through the workspace so a FIFO or a pseudo file never blocks the search.
+    let file = crate::workspace::read::open_regular_file(path).ok()?;
+    let _ = searcher.search_file(matcher, &file, sink(&mut found));
     if found.count == 0 {
         return None;
     }
@@ -227,9 +229,32 @@ fn render(pattern: &str, results: Vec<FileMatches>) -> ToolOutput {
     }
     if total > shown {
         out.push_str(&format!(
-            "({} more matches not shown, {total} in {files} files; narrow the pattern or the path)\n",
-            total - shown
+            "({} not shown, {total} in {}; narrow the pattern or the path)\n",
+            counted(total - shown, "more match", "more matches"),
+            counted(files, "file", "files")
         ));
     }
-    ToolOutput::ok(out, format!("{total} matches in {files} files"))
+    let summary = format!(
+        "{} in {}",
+        counted(total, "match", "matches"),
+        counted(files, "file", "files")
+    );
+    ToolOutput::ok(out, summary)
+}
+
+/// `1 file`, `2 files`: summaries are read by people.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(counted(1, "file", "files"), "1 file");
+        assert_eq!(counted(2, "file", "files"), "2 files");
+        assert_eq!(counted(0, "match", "matches"), "0 matches");
+    }
 }

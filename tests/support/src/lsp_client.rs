@@ -102,6 +102,13 @@ impl LspClient {
         stdin.flush().unwrap();
     }
 
+    /// Writes bytes to the server's stdin as they are (frames of any shape).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
@@ -122,8 +129,15 @@ impl LspClient {
 
     /// Waits for the response to request `id`.
     pub fn response(&mut self, id: i64) -> Result<Value, Value> {
-        let message =
-            self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
+        self.response_within(id, TIMEOUT)
+    }
+
+    /// Like `response`, with a bound of the caller's choosing (a real model server may
+    /// take minutes over one ask).
+    pub fn response_within(&mut self, id: i64, timeout: Duration) -> Result<Value, Value> {
+        let message = self.wait_for_within(timeout, |m| {
+            m.get("id") == Some(&json!(id)) && m.get("method").is_none()
+        });
         match message.get("error") {
             Some(error) => Err(error.clone()),
             None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
@@ -141,10 +155,15 @@ impl LspClient {
     /// Waits for any message satisfying `pred`, answering server-to-client requests
     /// (progress token creation, configuration) as an editor would.
     pub fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        self.wait_for_within(TIMEOUT, pred)
+    }
+
+    /// `wait_for` with a bound of the caller's choosing.
+    pub fn wait_for_within(&mut self, timeout: Duration, pred: impl Fn(&Value) -> bool) -> Value {
         if let Some(index) = self.backlog.iter().position(&pred) {
             return self.backlog.remove(index).unwrap();
         }
-        let deadline = Instant::now() + TIMEOUT;
+        let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let message = match self.incoming.recv_timeout(left) {

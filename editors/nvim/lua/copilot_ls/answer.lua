@@ -1,22 +1,42 @@
--- The answer window: one scratch markdown buffer shown in a float or a split, rendered
--- from the state of the last ask; `q` closes it and `<CR>` jumps to the citation under
--- the cursor.
+-- The thread window: one markdown buffer holding the conversation (every question, its
+-- streamed reasoning and answer, citations, suggested edits as diffs) above a prompt
+-- where the next question is typed. Shown in a float or a split; `q` closes it, `<CR>`
+-- jumps to the citation under the cursor or sends the prompt, `ga`/`gr` accept or reject
+-- a suggested edit. What the lines say comes from render.lua; this file owns the buffer,
+-- the window, folds and keys.
 local config = require('copilot_ls.config')
+local render = require('copilot_ls.render')
 
 local M = {}
 
-M.buf_name = 'copilot-ls://answer'
+M.buf_name = 'copilot-ls://thread'
 
 ---@type integer?
 M.bufnr = nil
 ---@type integer?
 M.winid = nil
--- Buffer line (1-based) -> where <CR> on it goes, for the lines the plugin wrote itself
+-- Buffer row (1-based) -> where <CR> on it goes, for the lines the plugin wrote itself
 -- (citations and suggested edits). Other lines are searched for `path:line` mentions.
----@type table<integer, {fname: string, lnum: integer}>
+---@type table<integer, copilot_ls.Target>
 M.targets = {}
--- The ask shown, for resolving `path:line` mentions against its project root.
+-- Buffer row -> the suggested edit it shows (its item line and its diff).
+M.edit_rows = {}
+-- The newest ask shown, for resolving `path:line` mentions against its project root.
 M.shown = nil
+-- The asks of the thread shown, oldest first (the table ask.lua appends to).
+M.thread = nil
+-- Whether the markdown tree-sitter parser highlights the buffer.
+M.treesitter = false
+-- Row (1-based) -> 'foldexpr' value, from the last render.
+M.fold_levels = {}
+-- Whether an answer is streaming into the thread. Conceal is off meanwhile: with it on,
+-- every change makes tree-sitter re-parse the markdown to know which lines conceal
+-- (about 20 ms a delta in a 90-line thread, against 0.2 ms without).
+M.streaming = false
+
+local ns = vim.api.nvim_create_namespace('copilot_ls.thread')
+local header_mark ---@type integer?
+local fold_signature = ''
 
 local function is_open()
   return M.winid ~= nil
@@ -24,118 +44,204 @@ local function is_open()
     and vim.api.nvim_win_get_buf(M.winid) == M.bufnr
 end
 
+--- Window options for a window showing the thread. Folds are computed by foldexpr from
+--- the last render: reasoning turns fold once their tool calls arrive.
+---@param win integer
+local function setup_window(win)
+  local wo = vim.wo[win]
+  wo.wrap = true
+  wo.linebreak = true
+  wo.number = false
+  wo.relativenumber = false
+  wo.spell = false
+  wo.conceallevel = M.streaming and 0 or 2
+  wo.foldmethod = 'expr'
+  wo.foldexpr = "v:lua.require'copilot_ls.answer'.foldexpr(v:lnum)"
+  wo.foldtext = "v:lua.require'copilot_ls.answer'.foldtext()"
+  wo.foldlevel = 0
+  wo.foldenable = true
+  wo.foldcolumn = '0'
+end
+
 local function ensure_buffer()
   if M.bufnr and vim.api.nvim_buf_is_valid(M.bufnr) then
     return M.bufnr
   end
   local buf = vim.api.nvim_create_buf(false, true)
-  -- bufhidden=hide keeps the text for :CopilotAnswer after the window closes.
+  -- bufhidden=hide keeps the thread for :CopilotAnswer after the window closes.
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
-  vim.bo[buf].modifiable = false
+  -- The prompt at the bottom is typed in; the plugin rewrites only the lines above it.
+  vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_name(buf, M.buf_name)
   -- buftype=nofile (set by the scratch buffer) keeps the LSP client off this buffer.
   vim.bo[buf].filetype = 'markdown'
-  vim.keymap.set('n', 'q', M.close, { buffer = buf, nowait = true, desc = 'Close the answer' })
-  vim.keymap.set('n', '<CR>', M.jump, { buffer = buf, desc = 'Jump to the citation' })
+  -- Highlighting and conceal as codecompanion does, when this Neovim has the parser.
+  M.treesitter = pcall(vim.treesitter.start, buf, 'markdown')
+  local function map(lhs, fn, desc)
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = desc })
+  end
+  map('q', M.close, 'Close the copilot-ls thread')
+  map('<CR>', M.jump, 'Jump to the citation, or send the question typed at the bottom')
+  map('ga', M.accept, 'Accept the suggested edit under the cursor')
+  map('gr', M.reject, 'Reject the suggested edit under the cursor')
+  vim.api.nvim_create_autocmd('BufWinEnter', {
+    buffer = buf,
+    callback = function()
+      setup_window(vim.api.nvim_get_current_win())
+    end,
+  })
   M.bufnr = buf
+  header_mark = nil
   return buf
 end
 
----@param s string
----@return string[]
-local function split_lines(s)
-  return vim.split(s, '\n', { plain = true })
-end
-
----@param citation table Citation of PROTOCOL.md section 3
----@return string
-local function citation_label(citation)
-  local label = ('%s:%d'):format(citation.path, citation.line)
-  if citation.endLine and citation.endLine ~= citation.line then
-    label = ('%s-%d'):format(label, citation.endLine)
-  end
-  return label
-end
-
---- Where a suggested edit starts, from its WorkspaceEdit (documentChanges per the
---- protocol; `changes` accepted too, as any LSP client would).
----@param edit table SuggestedEdit
----@return integer? lnum 1-based
-local function edit_line(edit)
-  local workspace_edit = edit.edit or {}
-  local text_edits
-  for _, change in ipairs(workspace_edit.documentChanges or {}) do
-    if change.edits and change.textDocument and change.textDocument.uri == edit.uri then
-      text_edits = change.edits
-      break
+--- The 0-based row of the prompt's header line, found by its extmark (the user may
+--- have typed lines anywhere), nil when it is gone.
+---@param buf integer
+---@return integer?
+local function header_row(buf)
+  if header_mark then
+    local pos = vim.api.nvim_buf_get_extmark_by_id(buf, ns, header_mark, {})
+    local line = pos[1] and vim.api.nvim_buf_get_lines(buf, pos[1], pos[1] + 1, false)[1]
+    if line == render.prompt_header then
+      return pos[1]
     end
   end
-  text_edits = text_edits or (workspace_edit.changes or {})[edit.uri]
-  local first = text_edits and text_edits[1]
-  if first and first.range then
-    return first.range.start.line + 1
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  for i = #lines, 1, -1 do
+    if lines[i] == render.prompt_header then
+      return i - 1
+    end
   end
   return nil
 end
 
---- The buffer's lines for an ask, and the jump targets of the lines written here.
----@param ask table the state of one ask (see ask.lua)
----@return string[] lines
----@return table<integer, {fname: string, lnum: integer}> targets
-function M.render_lines(ask)
-  local lines, targets = {}, {}
-  for _, line in ipairs(split_lines(ask.question)) do
-    table.insert(lines, '> ' .. line)
-  end
-  table.insert(lines, '')
+---@param buf integer
+---@param row integer 0-based
+local function mark_header(buf, row)
+  header_mark = vim.api.nvim_buf_set_extmark(buf, ns, row, 0, {
+    id = header_mark,
+    virt_text = { { '  type below; <CR> (normal mode) or :CopilotSend sends', 'Comment' } },
+    virt_text_pos = 'eol',
+    right_gravity = false,
+  })
+end
 
-  if ask.status == 'waiting' then
-    table.insert(lines, '_Waiting for copilot-ls…_')
-    for _, message in ipairs(ask.progress) do
-      table.insert(lines, '- ' .. message)
-    end
-  elseif ask.status == 'cancelled' then
-    table.insert(lines, '_Cancelled._')
-  elseif ask.status == 'error' then
-    table.insert(lines, '_Failed:_ ' .. (ask.error or 'unknown error'))
-  elseif ask.status == 'done' then
-    local result = ask.result
-    vim.list_extend(lines, split_lines(result.answer or ''))
-    if result.stopReason and result.stopReason ~= 'answered' then
-      table.insert(lines, '')
-      table.insert(lines, ('_Stopped: %s_'):format(result.stopReason))
-    end
-    if result.citations and #result.citations > 0 then
-      table.insert(lines, '')
-      table.insert(lines, '## Citations')
-      table.insert(lines, '')
-      for _, citation in ipairs(result.citations) do
-        local line = '- ' .. citation_label(citation)
-        if citation.note and citation.note ~= '' then
-          line = line .. ' — ' .. citation.note
-        end
-        if citation.verified == false then
-          line = line .. ' (unverified)'
-        end
-        table.insert(lines, line)
-        targets[#lines] = { fname = vim.uri_to_fname(citation.uri), lnum = citation.line }
-      end
-    end
-    if result.edits and #result.edits > 0 then
-      table.insert(lines, '')
-      table.insert(lines, '## Suggested edits')
-      table.insert(lines, '')
-      for _, edit in ipairs(result.edits) do
-        local lnum = edit_line(edit) or 1
-        table.insert(lines, ('- %s — %s:%d'):format(edit.title, edit.path, lnum))
-        targets[#lines] = { fname = vim.uri_to_fname(edit.uri), lnum = lnum }
-      end
-      table.insert(lines, '')
-      table.insert(lines, '_Apply one with vim.lsp.buf.code_action() on that line._')
+--- Writes the thread's lines above the prompt, changing only the lines that differ (a
+--- streamed delta touches the last few), so the prompt being typed and the cursor stay.
+---@param buf integer
+---@param lines string[]
+---@param reset boolean a new thread: the prompt is emptied too
+local function write(buf, lines, reset)
+  local row = not reset and header_row(buf)
+  if not row then
+    local all = vim.list_extend(vim.deepcopy(lines), { render.prompt_header, '' })
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, all)
+    mark_header(buf, #lines)
+    return
+  end
+  mark_header(buf, row)
+  local old = vim.api.nvim_buf_get_lines(buf, 0, row, false)
+  local first = 1
+  while first <= #old and first <= #lines and old[first] == lines[first] do
+    first = first + 1
+  end
+  if first > #old and first > #lines then
+    return
+  end
+  local tail = 0
+  while
+    tail <= #old - first
+    and tail <= #lines - first
+    and old[#old - tail] == lines[#lines - tail]
+  do
+    tail = tail + 1
+  end
+  vim.api.nvim_buf_set_lines(
+    buf,
+    first - 1,
+    #old - tail,
+    false,
+    vim.list_slice(lines, first, #lines - tail)
+  )
+end
+
+--- 'foldexpr' of the thread window.
+---@param lnum integer
+---@return string
+function M.foldexpr(lnum)
+  return M.fold_levels[lnum] or '0'
+end
+
+--- 'foldtext' of the thread window: what the folded reasoning said, and how many calls.
+---@return string
+function M.foldtext()
+  local lines = vim.api.nvim_buf_get_lines(0, vim.v.foldstart - 1, vim.v.foldend, false)
+  local calls, said = 0, nil
+  for i, line in ipairs(lines) do
+    if line:match('^%- ') then
+      calls = calls + 1
+    elseif i > 1 and not said and vim.trim(line) ~= '' then
+      said = vim.trim(line)
     end
   end
-  return lines, targets
+  local text = said and ('▸ Reasoning: ' .. vim.fn.strcharpart(said, 0, 60)) or '▸ Tool calls'
+  return ('%s (%d tool call%s)'):format(text, calls, calls == 1 and '' or 's')
+end
+
+---@param folds {[1]: integer, [2]: integer}[]
+local function update_folds(buf, folds)
+  local levels, signature = {}, {}
+  for _, fold in ipairs(folds) do
+    levels[fold[1]] = '>1'
+    for row = fold[1] + 1, fold[2] do
+      levels[row] = '1'
+    end
+    table.insert(signature, fold[2] - fold[1])
+  end
+  M.fold_levels = levels
+  signature = table.concat(signature, ',')
+  if signature == fold_signature then
+    -- Same folds, maybe shifted: Neovim moves them with the lines.
+    return
+  end
+  fold_signature = signature
+  -- A new fold (a turn's tool calls arrived) or a longer one: recompute, closing it.
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.api.nvim_win_call(win, function()
+      vim.cmd('silent! normal! zx')
+    end)
+  end
+end
+
+---@param ask table
+---@return string
+local function encoding_of(ask)
+  local client = ask.client_id and vim.lsp.get_client_by_id(ask.client_id)
+  return client and client.offset_encoding or 'utf-16'
+end
+
+---@type copilot_ls.RenderCtx
+local ctx = {
+  positions = function(ask)
+    return require('copilot_ls.track').positions(ask)
+  end,
+  edit_state = function(ask, index)
+    return require('copilot_ls.edits').state(ask, index)
+  end,
+  diff = function(ask, index)
+    return require('copilot_ls.edits').diff(ask, index, encoding_of(ask))
+  end,
+}
+
+--- Puts the cursor of the thread window on the prompt line.
+local function cursor_to_prompt()
+  local row = is_open() and header_row(M.bufnr)
+  if row then
+    local last = vim.api.nvim_buf_line_count(M.bufnr)
+    vim.api.nvim_win_set_cursor(M.winid, { math.min(row + 2, last), 0 })
+  end
 end
 
 local function open_window()
@@ -152,7 +258,7 @@ local function open_window()
       row = math.max(0, math.floor((rows - height) / 2)),
       col = math.max(0, math.floor((columns - width) / 2)),
       border = opts.border,
-      title = ' Copilot ',
+      title = ' copilot-ls ',
       title_pos = 'center',
     })
   else
@@ -163,28 +269,49 @@ local function open_window()
     M.winid = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(M.winid, buf)
   end
-  vim.wo[M.winid].wrap = true
-  vim.wo[M.winid].linebreak = true
-  vim.wo[M.winid].number = false
-  vim.wo[M.winid].relativenumber = false
-  vim.wo[M.winid].spell = false
+  setup_window(M.winid)
+  -- The folds of what is already there.
+  vim.api.nvim_win_call(M.winid, function()
+    vim.cmd('silent! normal! zx')
+  end)
 end
 
---- Writes the ask into the answer buffer. Opens the window when `open` is true; an
+--- Writes the thread of `ask` into the buffer. Opens the window when `open` is true; an
 --- already open window is updated in place, a closed one stays closed.
 ---@param ask table
 ---@param open? boolean
 function M.render(ask, open)
   local buf = ensure_buffer()
-  local lines, targets = M.render_lines(ask)
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+  local asks = ask.thread or { ask }
+  local reset = M.thread ~= asks
+  M.thread = asks
+  M.shown = asks[#asks]
+  local out = render.thread(asks, ctx)
+  write(buf, out.lines, reset)
   vim.bo[buf].modified = false
-  M.targets = targets
-  M.shown = ask
-  if open and not is_open() then
+  M.targets = out.targets
+  M.edit_rows = out.edits
+  local streaming = M.shown.status == 'waiting'
+  if streaming ~= M.streaming then
+    M.streaming = streaming
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+      vim.wo[win].conceallevel = streaming and 0 or 2
+    end
+  end
+  local was_open = is_open()
+  if open and not was_open then
     open_window()
+  end
+  update_folds(buf, out.folds)
+  if (open and not was_open) or (reset and is_open()) then
+    cursor_to_prompt()
+  end
+end
+
+--- Renders the thread shown again (positions, edits or diagnostics changed).
+function M.refresh()
+  if M.shown and M.bufnr and vim.api.nvim_buf_is_valid(M.bufnr) then
+    M.render(M.shown)
   end
 end
 
@@ -249,21 +376,88 @@ local function target_window(ask)
   return vim.api.nvim_get_current_win()
 end
 
---- <CR> in the answer: opens the citation under the cursor.
-function M.jump()
-  local row, col = unpack(vim.api.nvim_win_get_cursor(0))
+--- Shows fname in win. A loaded buffer is shown as it is: `:edit` of a modified buffer
+--- would re-read it (E37). Another file is edited with :hide, so a modified buffer in
+--- that window does not stop it with 'nohidden' either.
+---@param win integer
+---@param fname string
+function M.show_file(win, fname)
+  local buf = vim.fn.bufadd(fname)
+  if vim.api.nvim_buf_is_loaded(buf) then
+    vim.bo[buf].buflisted = true
+    vim.api.nvim_win_set_buf(win, buf)
+  else
+    vim.api.nvim_win_call(win, function()
+      vim.cmd('hide edit ' .. vim.fn.fnameescape(fname))
+    end)
+  end
+end
+
+--- Where <CR> on row goes: a citation where the server now has it, a suggested edit, or
+--- a `path:line` mention in the text.
+---@param row integer 1-based
+---@param col integer
+---@return {fname: string, lnum: integer}?
+local function target_at(row, col)
   local target = M.targets[row]
-  if not target then
-    local line = vim.api.nvim_buf_get_lines(0, row - 1, row, false)[1] or ''
-    local path, lnum = M.mention_at(line, col)
-    if path then
-      local root = M.shown and M.shown.root or vim.fn.getcwd()
-      local fname = path:sub(1, 1) == '/' and path or vim.fs.joinpath(root, path)
-      if vim.fn.filereadable(fname) == 1 then
-        target = { fname = fname, lnum = lnum }
-      end
+  if target and target.kind == 'citation' then
+    local at = require('copilot_ls.track').positions(target.ask)[target.index]
+    return { fname = target.fname, lnum = at and at.lnum or target.lnum }
+  elseif target then
+    return target
+  end
+  local line = vim.api.nvim_buf_get_lines(M.bufnr, row - 1, row, false)[1] or ''
+  local path, lnum = M.mention_at(line, col)
+  if path then
+    local root = M.shown and M.shown.root or vim.fn.getcwd()
+    local fname = path:sub(1, 1) == '/' and path or vim.fs.joinpath(root, path)
+    if vim.fn.filereadable(fname) == 1 then
+      return { fname = fname, lnum = lnum }
     end
   end
+  return nil
+end
+
+--- Sends the question typed below the prompt header, in the thread's conversation.
+---@return table? ask the ask sent
+function M.submit()
+  local buf = M.bufnr
+  local row = buf and vim.api.nvim_buf_is_valid(buf) and header_row(buf)
+  if not row then
+    vim.notify('copilot-ls: no thread yet; ask with :CopilotAsk', vim.log.levels.INFO)
+    return nil
+  end
+  local typed = vim.api.nvim_buf_get_lines(buf, row + 1, -1, false)
+  local question = vim.trim(table.concat(typed, '\n'))
+  if question == '' then
+    vim.notify(
+      'copilot-ls: type a question below "' .. render.prompt_header .. '" first',
+      vim.log.levels.WARN
+    )
+    return nil
+  end
+  local last = M.shown
+  local ask = require('copilot_ls').follow_up(question, { bufnr = last and last.bufnr })
+  if ask then
+    vim.api.nvim_buf_set_lines(buf, row + 1, -1, false, { '' })
+    vim.bo[buf].modified = false
+    if is_open() then
+      cursor_to_prompt()
+    end
+  end
+  return ask
+end
+
+--- <CR> in the thread: sends the prompt when the cursor is in it, else opens the
+--- citation under the cursor.
+function M.jump()
+  local row, col = unpack(vim.api.nvim_win_get_cursor(0))
+  local header = header_row(M.bufnr)
+  if header and row - 1 >= header then
+    M.submit()
+    return
+  end
+  local target = target_at(row, col)
   if not target then
     vim.notify('copilot-ls: no citation (path:line) under the cursor', vim.log.levels.WARN)
     return
@@ -275,13 +469,47 @@ function M.jump()
   end
   local win = target_window(ask)
   vim.api.nvim_set_current_win(win)
-  vim.cmd.edit(vim.fn.fnameescape(target.fname))
+  M.show_file(win, target.fname)
   local last = vim.api.nvim_buf_line_count(0)
   vim.api.nvim_win_set_cursor(win, { math.max(1, math.min(target.lnum, last)), 0 })
   vim.cmd('normal! zv')
 end
 
---- Shows the last answer again (:CopilotAnswer).
+---@return {ask: table, index: integer}?
+local function edit_at_cursor()
+  local row = vim.api.nvim_win_get_cursor(0)[1]
+  local found = M.edit_rows[row]
+  if not found then
+    vim.notify('copilot-ls: no suggested edit under the cursor', vim.log.levels.WARN)
+  end
+  return found
+end
+
+--- ga: accepts the suggested edit under the cursor through the server's code action.
+---@param done? fun(ok: boolean)
+function M.accept(done)
+  local found = edit_at_cursor()
+  if not found then
+    return
+  end
+  require('copilot_ls.edits').accept(found.ask, found.index, function(ok)
+    M.refresh()
+    if type(done) == 'function' then
+      done(ok)
+    end
+  end)
+end
+
+--- gr: rejects the suggested edit under the cursor.
+function M.reject()
+  local found = edit_at_cursor()
+  if found then
+    require('copilot_ls.edits').reject(found.ask, found.index)
+    M.refresh()
+  end
+end
+
+--- Shows the last thread again (:CopilotAnswer).
 ---@param ask? table
 ---@return boolean shown
 function M.reopen(ask)
@@ -293,29 +521,6 @@ function M.reopen(ask)
     vim.api.nvim_set_current_win(M.winid)
   end
   return true
-end
-
---- Puts the citations of a finished ask in a new quickfix list. ' ' pushes a new list,
---- so :colder gets the user's previous list back.
----@param ask table
-function M.set_quickfix(ask)
-  local citations = ask.result and ask.result.citations or {}
-  if #citations == 0 then
-    return
-  end
-  local items = {}
-  for _, citation in ipairs(citations) do
-    table.insert(items, {
-      filename = vim.uri_to_fname(citation.uri),
-      lnum = citation.line,
-      end_lnum = citation.endLine or citation.line,
-      col = 1,
-      text = (citation.note and citation.note ~= '') and citation.note or ask.question,
-      valid = 1,
-    })
-  end
-  local title = 'Copilot: ' .. (split_lines(ask.question)[1] or '')
-  vim.fn.setqflist({}, ' ', { title = title, items = items })
 end
 
 return M

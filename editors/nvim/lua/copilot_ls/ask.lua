@@ -1,9 +1,12 @@
--- One `copilot/ask` at a time: building AskParams, following its progress, cancelling it,
--- and handing the result to the answer window and the quickfix list.
+-- One `copilot/ask` at a time: building AskParams, following its progress and its
+-- streamed answer (AskDelta on the partialResultToken), cancelling it, and handing the
+-- result to the thread window and the quickfix list.
 local answer = require('copilot_ls.answer')
 local client_mod = require('copilot_ls.client')
 local config = require('copilot_ls.config')
 local errors = require('copilot_ls.errors')
+local quickfix = require('copilot_ls.quickfix')
+local track = require('copilot_ls.track')
 
 local M = {}
 
@@ -13,6 +16,13 @@ local M = {}
 ---@field status 'waiting'|'done'|'error'|'cancelled'
 ---@field progress string[] progress messages, oldest first
 ---@field token string the workDoneToken
+---@field partial_token string the partialResultToken the answer streams on
+---@field turns table<integer, {text: string, steps: table[]}> streamed model turns
+---@field thread table[] the asks of its conversation, oldest first (shared)
+---@field deltas integer AskDeltas received
+---@field delta_ms number[] per delta: ms from its arrival to the buffer holding it
+---@field delta_at integer[] per delta: vim.uv.hrtime() once the buffer holds it
+---@field cleared? boolean :CopilotClear removed its diagnostics
 ---@field root string the project root the server works in
 ---@field source_win integer the window the question came from
 ---@field bufnr integer the buffer the question came from
@@ -24,6 +34,10 @@ local M = {}
 
 ---@type copilot_ls.Ask? the last ask, running or finished
 M.last = nil
+---@type copilot_ls.Ask? the last ask with a result: the server's diagnostics are its
+M.current_answer = nil
+-- partialResultToken -> the ask streaming on it
+local partials = {}
 
 local counter = 0
 
@@ -127,7 +141,13 @@ local function on_error(ask, err)
   ask.status = 'error'
   ask.error = message
   answer.render(ask)
-  notify_error(message)
+  -- Draw the window's error before the notification: should the message still need a
+  -- hit-enter prompt, the window behind it no longer says "Waiting…".
+  vim.cmd.redraw()
+  -- The window has the whole message; the notification fits the command line.
+  notify_error(
+    type(err) == 'string' and err or errors.short(err, config.options, math.max(vim.v.echospace, 40))
+  )
 end
 
 ---@param ask copilot_ls.Ask
@@ -135,12 +155,15 @@ end
 local function on_result(ask, result)
   ask.status = 'done'
   ask.result = result
+  partials[ask.partial_token] = nil
+  -- The server's diagnostics now belong to this answer (they replace the previous ones).
+  M.current_answer = ask
   -- Keep the server's id: it is the one a follow-up must reuse.
   ask.conversation_id = result.conversationId or ask.conversation_id
   local was_open = answer.is_open()
   answer.render(ask)
   if config.options.quickfix then
-    answer.set_quickfix(ask)
+    quickfix.set(ask)
   end
   if not was_open then
     -- The user closed the window while waiting: respect that, but say where it went.
@@ -163,6 +186,70 @@ vim.api.nvim_create_autocmd('LspProgress', {
       table.insert(ask.progress, value.message)
       answer.render(ask)
     end
+  end,
+})
+
+--- A `$/progress` on a partialResultToken of ours: one AskDelta (PROTOCOL.md section 3).
+--- Appends its text to its turn, or its step, and shows it at once. Returns false for
+--- any other token, which Neovim's own handler then takes.
+---@param params table
+---@return boolean handled
+function M.on_partial(params)
+  local ask = params and partials[params.token]
+  if not ask then
+    return false
+  end
+  local arrived = vim.uv.hrtime()
+  local value = params.value
+  if ask.status ~= 'waiting' or type(value) ~= 'table' then
+    return true
+  end
+  local n = tonumber(value.turn) or 1
+  local turn = ask.turns[n]
+  if not turn then
+    turn = { text = '', steps = {} }
+    ask.turns[n] = turn
+  end
+  if type(value.text) == 'string' then
+    turn.text = turn.text .. value.text
+  end
+  if type(value.step) == 'table' then
+    table.insert(turn.steps, value.step)
+  end
+  ask.deltas = ask.deltas + 1
+  if M.last == ask then
+    answer.render(ask)
+  end
+  local shown = vim.uv.hrtime()
+  table.insert(ask.delta_ms, (shown - arrived) / 1e6)
+  table.insert(ask.delta_at, shown)
+  return true
+end
+
+-- The server republishes the answer's diagnostics as the documents change: the thread's
+-- citation lines, its edits' state and the quickfix list follow. Coalesced per tick.
+local refresh_pending = false
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = ask_group,
+  callback = function(ev)
+    local ask = M.current_answer
+    if not ask or refresh_pending or not vim.api.nvim_buf_is_valid(ev.buf) then
+      return
+    end
+    local name = vim.api.nvim_buf_get_name(ev.buf)
+    if name == '' or not track.uris(ask)[vim.uri_from_fname(name)] then
+      return
+    end
+    refresh_pending = true
+    vim.schedule(function()
+      refresh_pending = false
+      if answer.thread and vim.tbl_contains(answer.thread, ask) then
+        answer.refresh()
+      end
+      if config.options.quickfix then
+        quickfix.update(ask)
+      end
+    end)
   end,
 })
 
@@ -208,12 +295,14 @@ function M.send(question, opts)
     return nil
   end
 
-  local conversation_id
+  local conversation_id, thread
   if opts.follow_up and M.last then
     conversation_id = M.last.conversation_id
+    thread = M.last.thread
   else
     conversation_id = new_id('conversation')
   end
+  thread = thread or {}
 
   local selection
   if opts.range and client_mod.is_file_buffer(bufnr) then
@@ -232,12 +321,20 @@ function M.send(question, opts)
     status = 'waiting',
     progress = {},
     token = new_id('progress'),
+    partial_token = new_id('partial'),
+    turns = {},
+    thread = thread,
+    deltas = 0,
+    delta_ms = {},
+    delta_at = {},
     root = client.root_dir or config.root_dir(bufnr),
     source_win = source_win,
     bufnr = bufnr,
     client_id = client.id,
   }
   M.last = ask
+  table.insert(thread, ask)
+  partials[ask.partial_token] = ask
   answer.render(ask, true)
 
   client_mod.when_ready(client, function(ready, ready_err)
@@ -252,6 +349,7 @@ function M.send(question, opts)
       question = question,
       conversationId = conversation_id,
       workDoneToken = ask.token,
+      partialResultToken = ask.partial_token,
     }
     if client_mod.is_file_buffer(bufnr) then
       params.textDocument = { uri = vim.uri_from_bufnr(bufnr) }
@@ -324,6 +422,11 @@ function M.clear(bufnr)
   if M.last and M.last.status ~= 'waiting' then
     -- The next :CopilotFollowUp starts afresh, as the server forgot this conversation.
     M.last.conversation_id = new_id('conversation')
+  end
+  if M.current_answer then
+    -- Its diagnostics are gone: its citations keep their last lines, its edits are over.
+    M.current_answer.cleared = true
+    answer.refresh()
   end
 end
 

@@ -15,6 +15,7 @@ M.server_keys = {
   maxSteps = 'number',
   stream = 'boolean',
   requestTimeoutSecs = 'number',
+  maxOutputTokens = 'number',
 }
 
 ---@class copilot_ls.Options
@@ -25,6 +26,10 @@ M.defaults = {
   enable = true,
   -- Files or directories marking the project root; the cwd when none is found.
   root_markers = { '.git' },
+  -- The server's log filter ($COPILOT_LS_LOG). Neovim writes everything a server prints
+  -- on stderr to lsp.log at ERROR level, so only warnings and errors by default; nil
+  -- keeps $COPILOT_LS_LOG when it is set.
+  log_level = nil,
   -- Server settings (PROTOCOL.md section 2); nil = the server's default.
   provider = nil,
   baseUrl = nil,
@@ -33,6 +38,7 @@ M.defaults = {
   maxSteps = nil,
   stream = nil,
   requestTimeoutSecs = nil,
+  maxOutputTokens = nil,
   answer = {
     -- 'float', 'split' (below) or 'vsplit' (right)
     layout = 'float',
@@ -48,42 +54,234 @@ M.defaults = {
 ---@type copilot_ls.Options
 M.options = vim.deepcopy(M.defaults)
 
-local option_types = {
-  cmd = 'table',
-  enable = 'boolean',
-  root_markers = 'table',
-  answer = 'table',
-  quickfix = 'boolean',
+---@param value any
+---@return boolean
+local function is_integer(value)
+  return type(value) == 'number' and value == math.floor(value) and value == value
+end
+
+---@param lo integer
+---@param hi? integer
+local function integer_in(lo, hi)
+  return function(value)
+    if not is_integer(value) or value < lo or (hi and value > hi) then
+      return hi and ('an integer from %d to %d'):format(lo, hi)
+        or ('an integer of at least %d'):format(lo)
+    end
+  end
+end
+
+---@param choices string[]
+local function one_of(choices)
+  return function(value)
+    if not vim.tbl_contains(choices, value) then
+      return 'one of "' .. table.concat(choices, '", "') .. '"'
+    end
+  end
+end
+
+local function fraction(value)
+  if value <= 0 or value > 1 then
+    return 'a fraction in (0, 1]'
+  end
+end
+
+-- Every option: its type, and a check returning what a good value is when it is bad.
+-- The ranges are the server's (README, Settings), so a value it would refuse is refused
+-- here, before it is stored and resent with every later setup().
+local schema = {
+  cmd = {
+    'table',
+    function(value)
+      if type(value[1]) ~= 'string' or value[1] == '' then
+        return 'a list like { "/path/to/copilot-ls" }'
+      end
+    end,
+  },
+  enable = { 'boolean' },
+  root_markers = {
+    'table',
+    function(value)
+      for _, marker in ipairs(value) do
+        if type(marker) ~= 'string' then
+          return 'a list of file or directory names'
+        end
+      end
+    end,
+  },
+  log_level = {
+    'string',
+    function(value)
+      if vim.trim(value) == '' then
+        return 'a log filter such as "warn" or "debug"'
+      end
+    end,
+  },
+  quickfix = { 'boolean' },
+  provider = { 'string', one_of({ 'openai', 'anthropic', 'none' }) },
+  baseUrl = {
+    'string',
+    function(value)
+      -- '' is the server's way of going back to the provider's default.
+      if value ~= '' and not value:match('^https?://[^%s]+$') then
+        return 'an http:// or https:// URL'
+      end
+    end,
+  },
+  model = { 'string' },
+  apiKeyEnv = {
+    'string',
+    function(value)
+      if value ~= '' and not value:match('^[%a_][%w_]*$') then
+        return 'the name of an environment variable (not the key itself)'
+      end
+    end,
+  },
+  maxSteps = { 'number', integer_in(1, 100) },
+  stream = { 'boolean' },
+  requestTimeoutSecs = { 'number', integer_in(1, 3600) },
+  maxOutputTokens = { 'number', integer_in(1, 1000000) },
+  answer = {
+    'table',
+    fields = {
+      layout = { 'string', one_of({ 'float', 'split', 'vsplit' }) },
+      width = { 'number', fraction },
+      height = { 'number', fraction },
+      border = { { 'string', 'table' } },
+    },
+  },
 }
 
---- Checks the user's options; returns a one-line error for the first bad one.
+--- Edit distance counting a swap of two neighbours as one edit (optimal string
+--- alignment), for "did you mean" hints: `modle` is one edit from `model`.
+---@param a string
+---@param b string
+---@return integer
+local function distance(a, b)
+  local d = {}
+  for i = 0, #a do
+    d[i] = { [0] = i }
+  end
+  for j = 0, #b do
+    d[0][j] = j
+  end
+  for i = 1, #a do
+    for j = 1, #b do
+      local cost = a:byte(i) == b:byte(j) and 0 or 1
+      d[i][j] = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
+        d[i][j] = math.min(d[i][j], d[i - 2][j - 2] + 1)
+      end
+    end
+  end
+  return d[#a][#b]
+end
+
+--- The known name closest to `name`: the same once case and `_`/`-` are ignored
+--- (`max_steps` for `maxSteps`), else within a small edit distance (`modle`).
+---@param name string
+---@param known table<string, any>
+---@return string?
+function M.suggest(name, known)
+  local function plain(s)
+    return s:lower():gsub('[_%-]', '')
+  end
+  local best, best_distance = nil, math.huge
+  for candidate in pairs(known) do
+    local d = plain(candidate) == plain(name) and 0 or distance(name:lower(), candidate:lower())
+    if d < best_distance or (d == best_distance and best and candidate < best) then
+      best, best_distance = candidate, d
+    end
+  end
+  if best and best_distance <= math.max(1, math.min(3, math.floor(#name / 3))) then
+    return best
+  end
+  return nil
+end
+
+---@param prefix string
+---@param key any
+---@param known table
+---@return string
+local function unknown(prefix, key, known)
+  local name = tostring(key)
+  local message = ('unknown option %q'):format(prefix .. name)
+  local hint = type(key) == 'string' and M.suggest(name, known)
+  if hint then
+    message = message .. (' (did you mean `%s`?)'):format(prefix .. hint)
+  end
+  return message
+end
+
+---@param spec table
+---@param value any
+---@return boolean
+local function has_type(spec, value)
+  local want = spec[1]
+  if type(want) == 'table' then
+    return vim.tbl_contains(want, type(value))
+  end
+  return type(value) == want
+end
+
+---@param spec table
+---@return string
+local function type_name(spec)
+  return type(spec[1]) == 'table' and table.concat(spec[1], ' or ') or spec[1]
+end
+
+---@param opts table
+---@param fields table<string, table>
+---@param prefix string
+---@param problems string[]
+---@return table valid
+local function check_fields(opts, fields, prefix, problems)
+  local valid = {}
+  for key, value in pairs(opts) do
+    local spec = fields[key]
+    local name = prefix .. tostring(key)
+    if not spec then
+      table.insert(problems, unknown(prefix, key, fields))
+    elseif not has_type(spec, value) then
+      table.insert(
+        problems,
+        ('option %s must be a %s, got %s'):format(name, type_name(spec), type(value))
+      )
+    elseif spec.fields then
+      local nested = check_fields(value, spec.fields, name .. '.', problems)
+      if next(nested) then
+        valid[key] = nested
+      end
+    else
+      local want = spec[2] and spec[2](value)
+      if want then
+        table.insert(problems, ('option %s must be %s, got %s'):format(name, want, vim.inspect(value)))
+      else
+        valid[key] = value
+      end
+    end
+  end
+  return valid
+end
+
+--- Checks the user's options. Returns the good ones and one line per bad one (unknown,
+--- mistyped or out of range): a bad option changes nothing, the others still apply.
+---@param opts table
+---@return table valid
+---@return string[] problems
+function M.check(opts)
+  local problems = {}
+  local valid = check_fields(opts, schema, '', problems)
+  table.sort(problems)
+  return valid, problems
+end
+
+--- The first problem of opts, or nil (for scripts that only want a yes or no).
 ---@param opts table
 ---@return string? err
 function M.validate(opts)
-  for key, value in pairs(opts) do
-    local want = option_types[key] or M.server_keys[key]
-    if not want then
-      return ('unknown option %q'):format(tostring(key))
-    end
-    if type(value) ~= want then
-      return ('option %s must be a %s, got %s'):format(key, want, type(value))
-    end
-  end
-  if opts.cmd and (type(opts.cmd[1]) ~= 'string' or opts.cmd[1] == '') then
-    return 'option cmd must be a list like { "/path/to/copilot-ls" }'
-  end
-  if opts.answer and opts.answer.layout then
-    local layout = opts.answer.layout
-    if layout ~= 'float' and layout ~= 'split' and layout ~= 'vsplit' then
-      return ('option answer.layout must be "float", "split" or "vsplit", got %q'):format(
-        tostring(layout)
-      )
-    end
-  end
-  if opts.maxSteps and opts.maxSteps < 1 then
-    return 'option maxSteps must be at least 1'
-  end
-  return nil
+  local _, problems = M.check(opts)
+  return problems[1]
 end
 
 --- Merges opts over the current options (the defaults at first). A key left out keeps
@@ -140,6 +338,20 @@ function M.server_settings(options)
   return settings
 end
 
+--- The server's environment on top of Neovim's: its log filter. Neovim logs all of a
+--- server's stderr at ERROR level, so INFO lines would read as errors in lsp.log.
+---@param options? copilot_ls.Options
+---@return table
+function M.cmd_env(options)
+  options = options or M.options
+  local level = options.log_level
+  if not level then
+    local from_env = vim.env.COPILOT_LS_LOG
+    level = (from_env and from_env ~= '') and from_env or 'warn'
+  end
+  return { COPILOT_LS_LOG = level }
+end
+
 --- The project root of a buffer: the nearest root marker's directory, else the cwd.
 ---@param bufnr integer
 ---@param markers? string[]
@@ -157,6 +369,7 @@ function M.lsp_config(options)
   options = options or M.options
   return {
     cmd = M.cmd(options),
+    cmd_env = M.cmd_env(options),
     init_options = M.server_settings(options),
     settings = { copilot = M.server_settings(options) },
   }

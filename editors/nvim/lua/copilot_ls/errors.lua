@@ -68,11 +68,41 @@ local fixes = {
   },
 }
 
+--- The notification's form of format(): made to fit `width` columns where it can, so it
+--- does not wrap into a hit-enter prompt. The fix loses its "(or ...)" alternative first,
+--- then the server's message is cut (never below `min_message` characters). The thread
+--- shows the whole message.
+---@param err lsp.ResponseError|table|string
+---@param options copilot_ls.Options
+---@param width integer
+---@param min_message? integer
+---@return string
+function M.short(err, options, width, min_message)
+  min_message = min_message or 32
+  local full = M.format(err, options)
+  if vim.fn.strdisplaywidth(full) <= width then
+    return full
+  end
+  local message, fix = full:match('^copilot%-ls: (.-) %(fix: (.*)%)$')
+  if not message then
+    return full
+  end
+  fix = fix:gsub(' %(or .*%)$', '')
+  local rest = vim.fn.strdisplaywidth('copilot-ls:  (fix: )' .. fix)
+  local room = math.max(min_message, width - rest)
+  if vim.fn.strchars(message) > room then
+    message = vim.fn.strcharpart(message, 0, room - 1) .. '…'
+  end
+  return ('copilot-ls: %s (fix: %s)'):format(message, fix)
+end
+
 --- One line: `copilot-ls: <server message> (fix: <what to do>)`.
 ---@param err lsp.ResponseError|table|string
 ---@param options copilot_ls.Options
+---@param max_message? integer cut the server's message to this many characters (a
+---   provider's error body can be long; a notification that wraps asks for hit-enter)
 ---@return string
-function M.format(err, options)
+function M.format(err, options, max_message)
   local code = type(err) == 'table' and err.code or nil
   local message = type(err) == 'table' and tostring(err.message or '') or tostring(err)
   message = vim.trim((message:gsub('%s*\n%s*', ' ')))
@@ -101,6 +131,9 @@ function M.format(err, options)
   end
   if message == '' then
     message = ('error %s'):format(tostring(code))
+  end
+  if max_message and vim.fn.strchars(message) > max_message then
+    message = vim.fn.strcharpart(message, 0, max_message - 1) .. '…'
   end
   return ('copilot-ls: %s (fix: %s)'):format(message, fix)
 end

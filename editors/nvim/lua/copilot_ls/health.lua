@@ -1,4 +1,5 @@
--- :checkhealth copilot_ls: the server binary and its version, the provider, the API key.
+-- :checkhealth copilot_ls: the server binary and its version, the settings the server
+-- will use and where each comes from, the API key, and a probe of the provider's endpoint.
 local config = require('copilot_ls.config')
 
 local M = {}
@@ -64,6 +65,55 @@ local function check_binary(options)
   )
 end
 
+-- The server's own defaults (README, Settings). Shown so the user sees the value in use,
+-- not "default"; the server stays the authority (a newer one may differ).
+local server_defaults = {
+  openai = { baseUrl = 'https://api.openai.com/v1', model = 'gpt-4.1-mini' },
+  anthropic = { baseUrl = 'https://api.anthropic.com', model = 'claude-sonnet-4-5' },
+  maxSteps = 8,
+  stream = true,
+  requestTimeoutSecs = 120,
+  maxOutputTokens = 4096,
+}
+
+local env_names = {
+  baseUrl = 'COPILOT_LS_BASE_URL',
+  model = 'COPILOT_LS_MODEL',
+  maxSteps = 'COPILOT_LS_MAX_STEPS',
+  stream = 'COPILOT_LS_STREAM',
+  requestTimeoutSecs = 'COPILOT_LS_TIMEOUT_SECS',
+  maxOutputTokens = 'COPILOT_LS_MAX_OUTPUT_TOKENS',
+}
+
+--- The value the server uses for one setting, and where it comes from: setup() (or
+--- vim.lsp.config) over the environment over the server's default (PROTOCOL.md section 2).
+---@return any value
+---@return string source
+local function effective(options, key, provider)
+  if options[key] ~= nil and options[key] ~= '' then
+    return options[key], 'setup()'
+  end
+  local variable = env_names[key]
+  if variable and (vim.env[variable] or '') ~= '' then
+    return vim.env[variable], '$' .. variable
+  end
+  local default = server_defaults[key]
+  if default == nil and server_defaults[provider] then
+    default = server_defaults[provider][key]
+  end
+  return default, 'default'
+end
+
+---@return table settings key -> {value, source}
+local function effective_settings(options, provider)
+  local settings = {}
+  for _, key in ipairs({ 'baseUrl', 'model', 'maxSteps', 'stream', 'requestTimeoutSecs', 'maxOutputTokens' }) do
+    local value, source = effective(options, key, provider)
+    settings[key] = { value = value, source = source }
+  end
+  return settings
+end
+
 local function check_provider(options)
   local provider, source = effective_provider(options)
   if provider == 'none' then
@@ -80,25 +130,37 @@ local function check_provider(options)
     ))
     return provider
   end
-  local base_url = options.baseUrl or vim.env.COPILOT_LS_BASE_URL
-  local model = options.model or vim.env.COPILOT_LS_MODEL
+  local settings = effective_settings(options, provider)
   health.ok(
     ('provider: %s (from %s), baseUrl: %s, model: %s'):format(
       provider,
       source,
-      base_url or 'default',
-      model or 'default'
+      tostring(settings.baseUrl.value),
+      tostring(settings.model.value)
     )
   )
-  return provider
+  local lines = {}
+  for _, key in ipairs({ 'baseUrl', 'model', 'maxSteps', 'stream', 'requestTimeoutSecs', 'maxOutputTokens' }) do
+    table.insert(
+      lines,
+      ('%s = %s (%s)'):format(key, vim.inspect(settings[key].value), settings[key].source)
+    )
+  end
+  health.info('settings the server uses: ' .. table.concat(lines, ', '))
+  return provider, settings
+end
+
+---@return string variable the name of the variable holding the key
+local function key_variable(options, provider)
+  return options.apiKeyEnv ~= nil and options.apiKeyEnv ~= '' and options.apiKeyEnv
+    or (provider == 'anthropic' and 'ANTHROPIC_API_KEY' or 'OPENAI_API_KEY')
 end
 
 local function check_key(options, provider)
   if provider ~= 'openai' and provider ~= 'anthropic' then
     return
   end
-  local variable = options.apiKeyEnv
-    or (provider == 'anthropic' and 'ANTHROPIC_API_KEY' or 'OPENAI_API_KEY')
+  local variable = key_variable(options, provider)
   if (vim.env[variable] or '') ~= '' then
     -- Never show the key itself.
     health.ok(('API key variable $%s is set'):format(variable))
@@ -110,6 +172,90 @@ local function check_key(options, provider)
   else
     health.error(('API key variable $%s is not set'):format(variable), {
       'export ' .. variable .. '=... before starting Neovim, or setup({ apiKeyEnv = "..." })',
+    })
+  end
+end
+
+-- How long the probe may take: long enough for a slow network, short enough that
+-- :checkhealth does not seem to hang.
+M.probe_timeout_secs = 5
+
+--- One cheap authenticated GET of the provider's model list: `{baseUrl}/models` for an
+--- OpenAI-compatible server, `{baseUrl}/v1/models` for Anthropic. The key goes to curl
+--- on stdin (`-H @-`), never on its command line, and is never shown.
+---@return table? result {url, status, code, stderr, ms}, nil without curl
+function M.probe(provider, base_url, key)
+  if vim.fn.executable('curl') == 0 then
+    return nil
+  end
+  base_url = tostring(base_url):gsub('/+$', '')
+  local url, headers
+  if provider == 'anthropic' then
+    url = base_url .. '/v1/models'
+    headers = { 'anthropic-version: 2023-06-01' }
+    if key ~= '' then
+      table.insert(headers, 'x-api-key: ' .. key)
+    end
+  else
+    url = base_url .. '/models'
+    headers = {}
+    if key ~= '' then
+      table.insert(headers, 'Authorization: Bearer ' .. key)
+    end
+  end
+  local started = vim.uv.hrtime()
+  local cmd = {
+    'curl', '-sS', '-o', '/dev/null', '-w', '%{http_code}',
+    '--max-time', tostring(M.probe_timeout_secs), '-H', '@-', url,
+  }
+  local ok, result = pcall(function()
+    return vim
+      .system(cmd, { text = true, stdin = table.concat(headers, '\n') .. '\n' })
+      :wait((M.probe_timeout_secs + 2) * 1000)
+  end)
+  if not ok then
+    return { url = url, status = 0, code = -1, stderr = tostring(result), ms = 0 }
+  end
+  local stderr = vim.trim(result.stderr or '')
+  if key ~= '' then
+    stderr = stderr:gsub(vim.pesc(key), '<redacted>')
+  end
+  return {
+    url = url,
+    status = tonumber(result.stdout) or 0,
+    code = result.code,
+    stderr = stderr,
+    ms = math.floor((vim.uv.hrtime() - started) / 1e6),
+  }
+end
+
+local function check_endpoint(options, provider, settings)
+  if provider ~= 'openai' and provider ~= 'anthropic' then
+    return
+  end
+  local key = vim.env[key_variable(options, provider)] or ''
+  local result = M.probe(provider, settings.baseUrl.value, key)
+  if not result then
+    health.info('curl not found: the endpoint was not probed')
+    return
+  end
+  local where = ('%s (%d ms)'):format(result.url, result.ms)
+  if result.status >= 200 and result.status < 300 then
+    health.ok('endpoint answered ' .. result.status .. ': ' .. where)
+  elseif result.status == 401 or result.status == 403 then
+    health.error(('endpoint refused the key with %d: %s'):format(result.status, where), {
+      'Check the key in $' .. key_variable(options, provider),
+    })
+  elseif result.status > 0 then
+    -- Some local servers have no model list; the chat endpoint may still work.
+    health.warn(('endpoint answered %d: %s'):format(result.status, where), {
+      'Check baseUrl; a local server without a model list may still work',
+    })
+  else
+    local why = result.code == 28 and 'timed out' or (result.stderr ~= '' and result.stderr or 'no reply')
+    -- A warning: a local model server may simply not be started yet.
+    health.warn(('endpoint unreachable: %s: %s'):format(where, why), {
+      'Start the provider, or set setup({ baseUrl = ... })',
     })
   end
 end
@@ -134,8 +280,9 @@ function M.check()
   end
   local options = config.options
   check_binary(options)
-  local provider = check_provider(options)
+  local provider, settings = check_provider(options)
   check_key(options, provider)
+  check_endpoint(options, provider, settings)
   check_clients()
 end
 

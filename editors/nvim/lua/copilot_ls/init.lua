@@ -10,17 +10,22 @@ local function notify_error(message)
 end
 
 --- Configures and (unless `enable = false`) starts the server for every buffer.
---- Optional: the first command calls it with the defaults.
+--- Optional: the first command calls it with the defaults. A bad option is reported
+--- (one line each, with a "did you mean" for a misspelt name) and changes nothing; the
+--- good ones still apply.
 ---@param opts? table see :help copilot_ls-setup
----@return boolean ok
+---@return boolean ok false when something was reported
 function M.setup(opts)
   opts = opts or {}
-  local err = config.validate(opts)
-  if err then
-    notify_error('copilot-ls: setup(): ' .. err .. ' (fix: see :help copilot_ls-setup)')
-    return false
+  if type(opts) ~= 'table' then
+    notify_error('copilot-ls: setup() takes a table of options (see :help copilot_ls-setup)')
+    opts = {}
   end
-  local options = config.merge(opts)
+  local valid, problems = config.check(opts)
+  for _, problem in ipairs(problems) do
+    notify_error('copilot-ls: setup(): ' .. problem .. ' (see :help copilot_ls-setup)')
+  end
+  local options = config.merge(valid)
   did_setup = true
   vim.lsp.config(config.server_name, config.lsp_config(options))
 
@@ -31,14 +36,14 @@ function M.setup(opts)
   end
 
   if not options.enable then
-    return true
+    return #problems == 0
   end
   local client = require('copilot_ls.client')
   local ok, cmd_err = client.check_cmd(config.cmd(options))
   if not ok then
     -- Enabling anyway would make Neovim warn on every buffer opened.
     notify_error(cmd_err)
-    return false
+    return false, 'cmd'
   end
   vim.lsp.enable(config.server_name)
   -- vim.lsp.enable() starts on FileType; a file with no filetype never fires it, yet the
@@ -59,19 +64,26 @@ function M.setup(opts)
       end)
     end,
   })
-  return true
+  return #problems == 0
 end
 
+--- Runs setup({}) when nobody has. False when that found no server binary: it said so
+--- already, and the command would only say it again.
+---@return boolean
 local function ensure_setup()
-  if not did_setup then
-    M.setup({})
+  if did_setup then
+    return true
   end
+  local _, why = M.setup({})
+  return why ~= 'cmd'
 end
 
 ---@param question? string
 ---@param opts copilot_ls.AskOpts
 local function ask_or_prompt(question, opts)
-  ensure_setup()
+  if not ensure_setup() then
+    return nil
+  end
   if question and vim.trim(question) ~= '' then
     return require('copilot_ls.ask').send(vim.trim(question), opts)
   end
@@ -109,8 +121,16 @@ end
 
 --- Forgets the conversation and removes the server's citation diagnostics.
 function M.clear()
-  ensure_setup()
+  if not ensure_setup() then
+    return
+  end
   return require('copilot_ls.ask').clear()
+end
+
+--- Sends the question typed at the bottom of the thread (:CopilotSend, <CR> there).
+---@return copilot_ls.Ask?
+function M.send()
+  return require('copilot_ls.answer').submit()
 end
 
 --- Shows the last answer again.

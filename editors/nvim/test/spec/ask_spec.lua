@@ -199,6 +199,44 @@ describe('copilot/ask from Neovim', function()
     assert.are.equal(0, #H.notified(ERROR))
   end)
 
+  it('jumps to a citation in a modified buffer without :edit (no E37)', function()
+    local s = H.session(H.fake_provider(RATE_LIMIT_STEPS))
+    local source_win = vim.api.nvim_get_current_win()
+    vim.api.nvim_buf_set_lines(s.bufnr, 0, 0, false, { '// an unsaved line' })
+    assert.is_true(vim.bo[s.bufnr].modified)
+    vim.cmd('messages clear')
+    vim.cmd('CopilotAsk how are requests rate limited?')
+    assert.are.equal('done', H.wait_ask().status)
+    cursor_to('- src/rate_limit.rs:56-61')
+    local ok, err = pcall(press, '<CR>')
+    assert(ok, err)
+    assert.is_nil(messages():find('E37', 1, true), messages())
+    assert.is_nil(messages():find('E5108', 1, true), messages())
+    assert.are.equal(source_win, vim.api.nvim_get_current_win())
+    assert.are.equal(s.bufnr, vim.api.nvim_get_current_buf())
+    assert.are.equal(56, vim.api.nvim_win_get_cursor(0)[1])
+    -- The unsaved text is still there.
+    assert.is_true(vim.bo[s.bufnr].modified)
+    assert.are.equal('// an unsaved line', vim.api.nvim_buf_get_lines(s.bufnr, 0, 1, false)[1])
+
+    -- The same from another window showing another modified buffer, with 'nohidden'.
+    vim.o.hidden = false
+    finally(function()
+      vim.o.hidden = true
+    end)
+    vim.cmd('hide edit src/main.rs')
+    local main_buf = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(main_buf, 0, 0, false, { '// unsaved too' })
+    vim.cmd('CopilotAnswer')
+    cursor_to('- src/config.rs:15')
+    ok, err = pcall(press, '<CR>')
+    assert(ok, err)
+    assert.are.equal(s.ws .. '/src/config.rs', vim.api.nvim_buf_get_name(0))
+    assert.are.equal(15, vim.api.nvim_win_get_cursor(0)[1])
+    assert.is_true(vim.bo[main_buf].modified)
+    assert.are.equal(0, #H.notified(ERROR))
+  end)
+
   it('shows the answer in a split when configured, and jumps in the other window', function()
     local s = H.session(H.fake_provider(RATE_LIMIT_STEPS), { answer = { layout = 'split' } })
     local source_win = vim.api.nvim_get_current_win()
@@ -355,6 +393,85 @@ describe('copilot/ask from Neovim', function()
     assert.matches('(fix: check the API key in $' .. H.key_env, line, 1, true)
     assert.is_nil(line:find(H.key, 1, true))
     assert.matches('_Failed:_', answer_text(), 1, true)
+  end)
+
+  it('keeps an error notification short, with the window already showing the error', function()
+    local long = ('the model server said a great many things about this request; '):rep(8)
+    local provider = H.fake_provider({ { status = 400, body = '{"error":{"message":"' .. long .. '"}}' } })
+    H.session(provider)
+    local window_at_notify
+    vim.notify = function(msg, level)
+      table.insert(H.notifications, { msg = msg, level = level })
+      window_at_notify = answer_text()
+    end
+    vim.cmd('CopilotAsk where is the port read?')
+    local ask = H.wait_ask()
+    assert.are.equal('error', ask.status)
+    local errors = H.notified(ERROR)
+    assert.are.equal(1, #errors)
+    -- Short enough not to wrap on a normal screen, and it still says what to do.
+    assert.is_true(vim.fn.strchars(errors[1].msg) <= 140, errors[1].msg)
+    assert.matches('^copilot%-ls: provider returned 400', errors[1].msg)
+    assert.matches('(fix: ', errors[1].msg, 1, true)
+    -- The window has all the server said, and had it before the notification went out.
+    local function count(text)
+      return select(2, text:gsub('great many things', ''))
+    end
+    assert.is_true(count(answer_text()) >= 3, answer_text())
+    assert.is_true(count(errors[1].msg) <= 1, errors[1].msg)
+    assert.matches('_Failed:_', window_at_notify, 1, true)
+    assert.is_nil(window_at_notify:find('Waiting', 1, true))
+  end)
+
+  it('keeps server INFO lines out of lsp.log (Neovim logs stderr as ERROR)', function()
+    local log = vim.lsp.log.get_filename()
+    local function server_info_lines()
+      local count = 0
+      for _, line in ipairs(vim.fn.filereadable(log) == 1 and vim.fn.readfile(log) or {}) do
+        if line:find('"stderr"', 1, true) and line:find(' INFO ', 1, true) then
+          count = count + 1
+        end
+      end
+      return count
+    end
+    local before = server_info_lines()
+    H.session(H.fake_provider({ { text = 'ok' } }))
+    vim.cmd('CopilotAsk hello?')
+    assert.are.equal('done', H.wait_ask().status)
+    H.cleanup()
+    assert.are.equal(before, server_info_lines())
+
+    -- The same server with log_level = 'info' does write them: the check above can fail.
+    H.capture_notify()
+    H.session(H.fake_provider({ { text = 'ok' } }), { log_level = 'info' })
+    vim.cmd('CopilotAsk hello?')
+    assert.are.equal('done', H.wait_ask().status)
+    H.wait(H.timeout, function()
+      return server_info_lines() > before
+    end, 'INFO lines with log_level = info')
+  end)
+
+  it('starts the server despite a typo in setup(), reporting only the typo', function()
+    H.load_plugin()
+    local ws = H.workspace()
+    vim.cmd.cd(vim.fn.fnameescape(ws))
+    local provider = H.fake_provider({ { text = 'Port 8080.' } })
+    assert.is_false(require('copilot_ls').setup({
+      cmd = { H.server_bin },
+      provider = 'openai',
+      baseUrl = provider.url,
+      modle = 'fake-model',
+      apiKeyEnv = H.key_env,
+      stream = false,
+    }))
+    vim.cmd.edit('src/main.rs')
+    H.wait_client(vim.api.nvim_get_current_buf())
+    vim.cmd('CopilotAsk where is the port read?')
+    assert.are.equal('done', H.wait_ask().status)
+    assert.matches('Port 8080.', answer_text(), 1, true)
+    local errors = H.notified(ERROR)
+    assert.are.equal(1, #errors, vim.inspect(errors))
+    assert.matches('did you mean `model`?', errors[1].msg, 1, true)
   end)
 
   it(':CopilotFollowUp continues the conversation; :CopilotAsk starts a new one', function()

@@ -64,6 +64,59 @@ describe(':checkhealth copilot_ls', function()
     assert.is_nil(report:find('ERROR', 1, true), report)
   end)
 
+  it('probes the endpoint with the key, never showing it, and shows the settings in use', function()
+    vim.env[H.key_env] = H.key
+    local stub = H.http_stub(200, '{"data":[]}')
+    require('copilot_ls').setup({
+      enable = false,
+      cmd = { H.server_bin },
+      provider = 'openai',
+      baseUrl = stub.url,
+      apiKeyEnv = H.key_env,
+      maxSteps = 5,
+    })
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    local probe = find(lines, 'endpoint answered 200')
+    assert.is_truthy(probe, report)
+    assert.matches('OK', probe)
+    assert.is_truthy(probe:find(stub.url .. '/models', 1, true), probe)
+    assert.are.equal(1, #stub.heads)
+    assert.matches('^GET /v1/models HTTP', stub.heads[1])
+    assert.matches('Authorization: Bearer ' .. H.key, stub.heads[1], 1, true)
+    assert.is_nil(report:find(H.key, 1, true), 'the key itself must not show')
+    local settings = find(lines, 'settings the server uses')
+    assert.is_truthy(settings, report)
+    assert.matches('model = "gpt-4.1-mini" (default)', settings, 1, true)
+    assert.matches('maxSteps = 5 (setup())', settings, 1, true)
+    assert.matches('maxOutputTokens = 4096 (default)', settings, 1, true)
+  end)
+
+  it('reports a refused key, an unreachable endpoint, and probes anthropic at /v1/models', function()
+    vim.env[H.key_env] = H.key
+    local stub = H.http_stub(401, '{"error":"bad key ' .. H.key .. '"}')
+    require('copilot_ls').setup({
+      enable = false,
+      cmd = { H.server_bin },
+      provider = 'anthropic',
+      baseUrl = stub.url:gsub('/v1$', ''),
+      apiKeyEnv = H.key_env,
+    })
+    local lines = checkhealth()
+    local line = find(lines, 'endpoint refused the key with 401')
+    assert.is_truthy(line, table.concat(lines, '\n'))
+    assert.matches('ERROR', line)
+    assert.matches('^GET /v1/models HTTP', stub.heads[1])
+    assert.matches('x-api-key: ' .. H.key, stub.heads[1], 1, true)
+    assert.matches('anthropic-version: 2023-06-01', stub.heads[1], 1, true)
+    assert.is_nil(table.concat(lines, '\n'):find(H.key, 1, true))
+
+    require('copilot_ls').setup({ provider = 'openai', baseUrl = 'http://127.0.0.1:9/v1' })
+    line = find(checkhealth(), 'endpoint unreachable')
+    assert.is_truthy(line)
+    assert.matches('127.0.0.1:9/v1/models', line, 1, true)
+  end)
+
   it('finds the binary through $COPILOT_LS_PATH', function()
     vim.env.COPILOT_LS_PATH = H.server_bin
     require('copilot_ls').setup({ enable = false })

@@ -8,7 +8,7 @@ describe('plugin', function()
   it('defines its commands without loading the Lua module', function()
     assert.is_nil(package.loaded['copilot_ls'])
     H.load_plugin()
-    for _, name in ipairs({ 'CopilotAsk', 'CopilotFollowUp', 'CopilotStop', 'CopilotClear', 'CopilotAnswer' }) do
+    for _, name in ipairs({ 'CopilotAsk', 'CopilotFollowUp', 'CopilotStop', 'CopilotClear', 'CopilotAnswer', 'CopilotSend' }) do
       assert.are.equal(2, vim.fn.exists(':' .. name), name)
     end
     assert.is_nil(package.loaded['copilot_ls'])
@@ -74,8 +74,10 @@ describe('plugin', function()
   it('rejects a bad option with one error line and keeps going', function()
     H.load_plugin()
     H.capture_notify()
-    assert.is_false(require('copilot_ls').setup({ maxStep = 3 }))
-    assert.is_false(require('copilot_ls').setup({ answer = { layout = 'tab' } }))
+    -- enable = false: the good options of a call with a bad one still apply, and
+    -- starting a server here would report its missing binary too.
+    assert.is_false(require('copilot_ls').setup({ enable = false, maxStep = 3 }))
+    assert.is_false(require('copilot_ls').setup({ enable = false, answer = { layout = 'tab' } }))
     local errors = H.notified(vim.log.levels.ERROR)
     assert.are.equal(2, #errors)
     assert.matches('unknown option "maxStep"', errors[1].msg, 1, true)
@@ -83,6 +85,112 @@ describe('plugin', function()
     for _, e in ipairs(errors) do
       assert.is_nil(e.msg:find('\n'))
     end
+  end)
+
+  it('keeps every valid option of a setup() with a typo, and names the right one', function()
+    H.load_plugin()
+    H.capture_notify()
+    local config = require('copilot_ls.config')
+    assert.is_false(require('copilot_ls').setup({
+      enable = false,
+      modle = 'm1',
+      max_steps = 4,
+      maxSteps = 3,
+      stream = false,
+    }))
+    local errors = H.notified(vim.log.levels.ERROR)
+    assert.are.equal(2, #errors, vim.inspect(H.notifications))
+    local text = errors[1].msg .. '\n' .. errors[2].msg
+    assert.matches('unknown option "modle" (did you mean `model`?)', text, 1, true)
+    assert.matches('unknown option "max_steps" (did you mean `maxSteps`?)', text, 1, true)
+    for _, e in ipairs(errors) do
+      assert.is_nil(e.msg:find('\n'))
+    end
+    -- The valid keys applied; the bad ones are nowhere.
+    assert.are.same({ maxSteps = 3, stream = false }, vim.lsp.config.copilot_ls.init_options)
+    assert.is_nil(config.options.modle)
+    assert.is_nil(config.options.max_steps)
+    -- A name too far from any option gets no guess.
+    H.capture_notify()
+    require('copilot_ls').setup({ enable = false, frobnicate = 1 })
+    assert.matches('unknown option "frobnicate" (see', H.notified(vim.log.levels.ERROR)[1].msg, 1, true)
+  end)
+
+  it('refuses bad values without keeping or resending them, nested keys too', function()
+    H.load_plugin()
+    H.capture_notify()
+    local config = require('copilot_ls.config')
+    assert.is_false(require('copilot_ls').setup({ enable = false, provider = 'ollama', model = 'm' }))
+    assert.is_nil(config.options.provider)
+    assert.is_true(require('copilot_ls').setup({ enable = false, maxSteps = 2 }))
+    assert.are.same({ model = 'm', maxSteps = 2 }, vim.lsp.config.copilot_ls.init_options)
+    assert.are.same({ copilot = { model = 'm', maxSteps = 2 } }, vim.lsp.config.copilot_ls.settings)
+
+    assert.is_false(require('copilot_ls').setup({ enable = false, answer = { widht = 0.5, height = 0.4 } }))
+    assert.are.equal(0.8, config.options.answer.width)
+    assert.are.equal(0.4, config.options.answer.height)
+    for _, bad in ipairs({
+      { maxSteps = 0 },
+      { maxSteps = 2.5 },
+      { requestTimeoutSecs = 99999 },
+      { maxOutputTokens = 0 },
+      { baseUrl = 'localhost:11434' },
+      { apiKeyEnv = 'sk-abc def' },
+      { answer = { width = 2 } },
+      { answer = 'float' },
+    }) do
+      assert.is_false(require('copilot_ls').setup(vim.tbl_extend('force', { enable = false }, bad)), vim.inspect(bad))
+    end
+    assert.are.same({ model = 'm', maxSteps = 2 }, vim.lsp.config.copilot_ls.init_options)
+    local errors = vim.tbl_map(function(e)
+      return e.msg
+    end, H.notified(vim.log.levels.ERROR))
+    local text = table.concat(errors, '\n')
+    assert.matches('option provider must be one of "openai", "anthropic", "none", got "ollama"', text, 1, true)
+    assert.matches('unknown option "answer.widht" (did you mean `answer.width`?)', text, 1, true)
+    assert.matches('option maxSteps must be an integer from 1 to 100, got 0', text, 1, true)
+    assert.matches('option answer.width must be a fraction', text, 1, true)
+    assert.are.equal(10, #errors, text)
+
+    -- maxOutputTokens is a server setting like the others.
+    assert.is_true(require('copilot_ls').setup({ enable = false, maxOutputTokens = 1024 }))
+    assert.are.equal(1024, vim.lsp.config.copilot_ls.init_options.maxOutputTokens)
+  end)
+
+  it('asks the server for warnings only on stderr, unless told otherwise', function()
+    H.load_plugin()
+    local saved = vim.env.COPILOT_LS_LOG
+    finally(function()
+      vim.env.COPILOT_LS_LOG = saved
+    end)
+    vim.env.COPILOT_LS_LOG = nil
+    require('copilot_ls').setup({ enable = false })
+    assert.are.same({ COPILOT_LS_LOG = 'warn' }, vim.lsp.config.copilot_ls.cmd_env)
+    vim.env.COPILOT_LS_LOG = 'copilot_ls=debug'
+    require('copilot_ls').setup({ enable = false })
+    assert.are.same({ COPILOT_LS_LOG = 'copilot_ls=debug' }, vim.lsp.config.copilot_ls.cmd_env)
+    require('copilot_ls').setup({ enable = false, log_level = 'info' })
+    assert.are.same({ COPILOT_LS_LOG = 'info' }, vim.lsp.config.copilot_ls.cmd_env)
+  end)
+
+  it('reports a missing binary once when the first command runs setup() itself', function()
+    H.load_plugin()
+    -- A fresh module: nobody has called setup().
+    package.loaded['copilot_ls'] = nil
+    H.capture_notify()
+    local saved = vim.env.PATH
+    finally(function()
+      vim.env.PATH = saved
+      package.loaded['copilot_ls'] = nil
+    end)
+    vim.cmd.cd(vim.fn.fnameescape(H.workspace()))
+    vim.cmd.edit('src/main.rs')
+    vim.env.PATH = '/nonexistent'
+    vim.cmd('CopilotAsk where is the port read?')
+    local errors = H.notified(vim.log.levels.ERROR)
+    assert.are.equal(1, #errors, vim.inspect(errors))
+    assert.matches('"copilot-ls" not found', errors[1].msg, 1, true)
+    assert.is_nil(require('copilot_ls').last())
   end)
 
   it('reports a missing server binary once per action, with the fix, and starts nothing', function()
@@ -127,7 +235,7 @@ describe('plugin', function()
     for tag in text:gmatch('|([^|%s]+)|') do
       linked[tag] = true
     end
-    for _, tag in ipairs({ 'copilot_ls.txt', ':CopilotAsk', ':CopilotFollowUp', ':CopilotStop', ':CopilotClear', ':CopilotAnswer', 'copilot_ls-setup', 'copilot_ls-health' }) do
+    for _, tag in ipairs({ 'copilot_ls', 'copilot_ls-thread', ':CopilotSend', 'copilot_ls.txt', ':CopilotAsk', ':CopilotFollowUp', ':CopilotStop', ':CopilotClear', ':CopilotAnswer', 'copilot_ls-setup', 'copilot_ls-health' }) do
       linked[tag] = true
     end
     for tag in pairs(linked) do
@@ -138,6 +246,12 @@ describe('plugin', function()
     vim.cmd.help(':CopilotAsk')
     assert.matches('copilot_ls.txt$', vim.api.nvim_buf_get_name(0))
     assert.matches('%*:CopilotAsk%*', vim.api.nvim_get_current_line())
+    vim.cmd('helpclose')
+    -- :help copilot_ls opens the top of the file, not a section whose tag starts so.
+    vim.cmd.help('copilot_ls')
+    assert.matches('copilot_ls.txt$', vim.api.nvim_buf_get_name(0))
+    assert.is_true(vim.api.nvim_win_get_cursor(0)[1] <= 2, vim.api.nvim_get_current_line())
+    assert.matches('%*copilot_ls%*', vim.api.nvim_get_current_line())
   end)
 end)
 
@@ -152,6 +266,16 @@ describe('errors', function()
   it('names the key variable for an authentication failure', function()
     local line = errors.format({ code = -32803, message = 'provider returned 401 Unauthorized:\n{"error": "bad key"}' }, options)
     assert.are.equal('copilot-ls: provider returned 401 Unauthorized: {"error": "bad key"} (fix: check the API key in $MY_KEY (or setup({ apiKeyEnv = ... })))', line)
+  end)
+
+  it('shortens a notification to the width, keeping the fix', function()
+    local err = { code = -32803, message = 'provider returned 401 Unauthorized: ' .. ('x'):rep(200) }
+    local line = errors.short(err, options, 100)
+    assert.is_true(vim.fn.strdisplaywidth(line) <= 100, line)
+    assert.matches('^copilot%-ls: provider returned 401 Unauthorized: x+… %(fix: check the API key in %$MY_KEY%)$', line)
+    -- What fits stays whole.
+    local fits = { code = -32803, message = 'provider returned 429' }
+    assert.are.equal(errors.format(fits, options), errors.short(fits, options, 200))
   end)
 
   it('does not take a port for a status code', function()

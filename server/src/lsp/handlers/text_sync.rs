@@ -11,12 +11,16 @@ use super::super::server::Backend;
 use super::diagnostics;
 use crate::session::TextChange;
 
-pub fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
+pub async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
     let doc = params.text_document;
+    let uri = doc.uri.as_str().to_string();
     backend
         .session
         .documents
-        .open(doc.uri.as_str(), &doc.language_id, doc.version, &doc.text);
+        .open(&uri, &doc.language_id, doc.version, &doc.text);
+    // A reopened document (`:edit`, `:e!`) has lost its diagnostics in the editor, and
+    // its text may differ from what they were placed on: publish them again.
+    republish_if_shown(backend, &uri).await;
 }
 
 pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
@@ -39,19 +43,23 @@ pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) 
         tracing::warn!("didChange ignored: {error}");
         return;
     }
-    // A suggested edit in this document may have moved, been applied or been broken:
-    // refresh the diagnostics that show it (only now may we suspend).
-    let has_edits = crate::session::lock(&backend.session.surface).has_edits_for(&uri);
-    if has_edits {
-        diagnostics::publish_for(backend, &uri).await;
+    // A citation or suggested edit in this document may have moved, been applied or
+    // been broken: refresh the diagnostics that show it (only now may we suspend).
+    republish_if_shown(backend, &uri).await;
+}
+
+async fn republish_if_shown(backend: &Backend, uri: &str) {
+    let shown = crate::session::lock(&backend.session.surface).shows_anything_in(uri);
+    if shown {
+        diagnostics::publish_for(backend, uri).await;
     }
 }
 
-pub fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
-    backend
-        .session
-        .documents
-        .close(params.text_document.uri.as_str());
+pub async fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
+    let uri = params.text_document.uri.as_str().to_string();
+    backend.session.documents.close(&uri);
+    // Closed without saving, the document is back to its disk text.
+    republish_if_shown(backend, &uri).await;
 }
 
 /// Files changed on disk, as the client's watcher saw them: the retrieval index catches

@@ -12,19 +12,19 @@
 //! - `rank`: BM25 plus definition, doc, path and file-kind signals.
 
 mod chunk;
-mod index;
+mod inverted;
 mod rank;
 mod tokenize;
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use self::index::{analyze, AnalyzedFile, InvertedIndex, Vocabulary};
+use self::inverted::{analyze, AnalyzedFile, InvertedIndex, Vocabulary};
 pub use self::rank::Ranking;
-use super::sandbox::{is_refused_name, Sandbox};
-use super::walk;
+use crate::workspace::read::read_index_text;
+use crate::workspace::sandbox::{is_refused_name, Sandbox};
+use crate::workspace::walk;
 
 /// Files larger than this are generated data or bundles, not something to cite.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -102,7 +102,7 @@ impl RetrievalIndex {
                     while let Some((relative, absolute)) =
                         paths.get(next.fetch_add(1, Ordering::Relaxed))
                     {
-                        if let Some(text) = read_text_file(absolute) {
+                        if let Some(text) = read_index_text(absolute, MAX_FILE_BYTES) {
                             files.push(analyze(relative.clone(), text, &mut vocab));
                             if files.len() == BATCH_FILES {
                                 flush(&mut files, &vocab);
@@ -203,9 +203,9 @@ impl RetrievalIndex {
             .index
             .postings
             .iter()
-            .map(|p| p.capacity() * std::mem::size_of::<index::Posting>())
+            .map(|p| p.capacity() * std::mem::size_of::<inverted::Posting>())
             .sum();
-        let chunks = self.index.chunks.len() * std::mem::size_of::<index::ChunkRecord>();
+        let chunks = self.index.chunks.len() * std::mem::size_of::<inverted::ChunkRecord>();
         texts + postings + chunks
     }
 }
@@ -227,26 +227,6 @@ fn workspace_files(sandbox: &Sandbox) -> Vec<(String, PathBuf)> {
     }
     files.sort();
     files
-}
-
-/// The file's text, or `None` when it is unreadable, too large or binary. Invalid
-/// UTF-8 is replaced rather than refused: Latin-1 comments should not hide a file.
-fn read_text_file(path: &std::path::Path) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
-    if file.metadata().ok()?.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).ok()?;
-    if bytes.len() as u64 > MAX_FILE_BYTES
-        || bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
-    {
-        return None;
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => Some(text),
-        Err(e) => Some(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    }
 }
 
 #[cfg(test)]

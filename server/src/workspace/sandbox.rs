@@ -22,6 +22,8 @@ pub enum SandboxError {
     NulByte,
     #[error("no such file or directory: {0}")]
     NotFound(String),
+    #[error("access to kernel pseudo files (/proc, /sys, /dev) is not allowed: {0}")]
+    System(String),
 }
 
 /// A path that passed the sandbox.
@@ -43,6 +45,15 @@ impl Sandbox {
     /// Canonicalizes `root` once; every tool call compares against this.
     pub fn new(root: &Path) -> io::Result<Sandbox> {
         let root = std::fs::canonicalize(root)?;
+        if is_system_path(&root) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "workspace root is a kernel pseudo filesystem: {}",
+                    root.display()
+                ),
+            ));
+        }
         if !root.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotADirectory,
@@ -96,6 +107,10 @@ impl Sandbox {
             Ok(rel) => rel.to_path_buf(),
             Err(_) => return Err(SandboxError::Outside(shown)),
         };
+        // With `/` as the root these are inside it, and reading them blocks or never ends.
+        if is_system_path(&absolute) {
+            return Err(SandboxError::System(shown));
+        }
         if let Some(refusal) = refusal_for(&relative, &shown) {
             return Err(refusal);
         }
@@ -118,7 +133,7 @@ impl Sandbox {
         let Some(relative) = path.strip_prefix(&self.root).ok() else {
             return false;
         };
-        if refusal_for(relative, "").is_some() {
+        if refusal_for(relative, "").is_some() || is_system_path(path) {
             return false;
         }
         if !is_symlink {
@@ -126,12 +141,21 @@ impl Sandbox {
         }
         match std::fs::canonicalize(path) {
             Ok(target) => match target.strip_prefix(&self.root) {
-                Ok(rel) => refusal_for(rel, "").is_none(),
+                Ok(rel) => refusal_for(rel, "").is_none() && !is_system_path(&target),
                 Err(_) => false,
             },
             Err(_) => false,
         }
     }
+}
+
+/// Whether an absolute path lies in a kernel pseudo filesystem (`/proc`, `/sys`,
+/// `/dev`): files there block on read (`/proc/kmsg`), never end (`/dev/zero`) or are
+/// not files at all, so neither the walk nor a tool ever goes there.
+pub fn is_system_path(absolute: &Path) -> bool {
+    ["/proc", "/sys", "/dev"]
+        .iter()
+        .any(|dir| absolute.starts_with(dir))
 }
 
 /// `.git` anywhere in the path, or a secret file name as its last component.

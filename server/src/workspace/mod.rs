@@ -1,14 +1,23 @@
-//! The `Workspace` view the tools read through: the sandbox plus the editor's open
-//! documents. Tools never see the document store itself, only snapshots of it, so the
+//! The ground floor the tools and the index stand on: the sandbox (every path), the one
+//! walker, reading files, and the `Workspace` view of the editor's open documents over
+//! the disk. Tools never see the document store itself, only snapshots of it, so the
 //! session can change underneath while a tool runs.
+//!
+//! Invariant: nothing here writes to disk, runs a program or opens a connection.
+
+pub mod error;
+pub mod read;
+pub mod sandbox;
+pub mod walk;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ropey::Rope;
 
-use super::error::ToolError;
-use super::sandbox::{Resolved, Sandbox};
+pub use self::error::WorkspaceError;
+pub use self::read::{differs_from_disk, read_disk_text, MAX_READ_BYTES};
+use self::sandbox::{Resolved, Sandbox};
 
 /// A snapshot of one document open in the editor. Cloning the rope is cheap.
 #[derive(Clone, Debug)]
@@ -51,9 +60,6 @@ pub struct FileText {
     pub source: TextSource,
 }
 
-/// Files larger than this are not read whole; the model is told to search instead.
-pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
-
 #[derive(Clone)]
 pub struct Workspace {
     pub sandbox: Sandbox,
@@ -82,17 +88,17 @@ impl Workspace {
     }
 
     /// Resolves a path that exists on disk or is open in the editor (an unsaved new file).
-    pub fn resolve_readable(&self, user_path: &str) -> Result<Resolved, ToolError> {
+    pub fn resolve_readable(&self, user_path: &str) -> Result<Resolved, WorkspaceError> {
         let resolved = self.sandbox.resolve_allow_missing(user_path)?;
         if resolved.absolute.exists() || self.open_document(&resolved.absolute).is_some() {
             Ok(resolved)
         } else {
-            Err(ToolError::NotFound(user_path.to_string()))
+            Err(WorkspaceError::NotFound(user_path.to_string()))
         }
     }
 
     /// The current text of a file: the editor's buffer when it is open, else the disk.
-    pub fn read_text(&self, resolved: &Resolved) -> Result<FileText, ToolError> {
+    pub fn read_text(&self, resolved: &Resolved) -> Result<FileText, WorkspaceError> {
         if let Some(doc) = self.open_document(&resolved.absolute) {
             let text = doc.rope.to_string();
             let modified = differs_from_disk(&resolved.absolute, &text);
@@ -109,28 +115,4 @@ impl Workspace {
             source: TextSource::Disk,
         })
     }
-}
-
-/// Whether an editor's text differs from the file on disk (a file not on disk differs).
-pub fn differs_from_disk(path: &Path, text: &str) -> bool {
-    std::fs::read(path).map_or(true, |disk| disk != text.as_bytes())
-}
-
-/// Reads a text file from disk, refusing directories, huge files and binary content.
-pub fn read_disk_text(path: &Path, shown: &str) -> Result<String, ToolError> {
-    let metadata = std::fs::metadata(path).map_err(|e| ToolError::io(shown, &e))?;
-    if metadata.is_dir() {
-        return Err(ToolError::IsDirectory(shown.to_string()));
-    }
-    if metadata.len() > MAX_READ_BYTES {
-        return Err(ToolError::TooLarge {
-            path: shown.to_string(),
-            bytes: metadata.len(),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|e| ToolError::io(shown, &e))?;
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return Err(ToolError::Binary(shown.to_string()));
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

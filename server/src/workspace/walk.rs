@@ -1,11 +1,12 @@
 //! The one workspace walker: gitignore-aware (ripgrep's `ignore` crate), never
-//! descending into `.git/`, never yielding secret files or symlinks that leave the root.
+//! descending into `.git/` or a kernel pseudo filesystem (`/proc`, `/sys`, `/dev`, which
+//! a root of `/` contains), never yielding secret files or symlinks that leave the root.
 
 use std::path::Path;
 
 use ignore::{DirEntry, WalkBuilder};
 
-use super::sandbox::{is_refused_name, Sandbox};
+use super::sandbox::{is_refused_name, is_system_path, Sandbox};
 
 /// A walker over `start` (already resolved by the sandbox). It never descends into
 /// `.git/` nor yields secret files; symlinks are checked per entry with [`admits`].
@@ -24,10 +25,8 @@ pub fn builder(start: &Path) -> WalkBuilder {
         .require_git(false)
         .follow_links(false)
         .filter_entry(|entry| {
-            entry
-                .file_name()
-                .to_str()
-                .is_none_or(|name| !is_refused_name(name))
+            let refused = entry.file_name().to_str().is_some_and(is_refused_name);
+            !refused && !is_system_path(entry.path())
         });
     builder
 }
@@ -39,7 +38,8 @@ pub fn admits(sandbox: &Sandbox, entry: &DirEntry) -> bool {
 }
 
 /// Whether an entry is a regular file, or a symlink the sandbox admitted that points
-/// at one.
+/// at one (FIFOs, sockets and devices are not). Readers still open through
+/// `read::open_regular_file`: the entry may change between the walk and the read.
 pub fn is_file(entry: &DirEntry) -> bool {
     match entry.file_type() {
         Some(ft) if ft.is_file() => true,

@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use super::index::{ChunkId, FileId, InvertedIndex};
+use super::inverted::{ChunkId, FileId, InvertedIndex};
 use super::tokenize::{for_each_term, query_terms, stem};
 
 /// Which scoring to use. `PlainBm25` exists to measure the tuned ranker against.
@@ -334,7 +334,7 @@ pub fn rank(index: &InvertedIndex, query: &str, limit: usize, ranking: Ranking) 
 /// 1.0 when one of the chunk's definitions is named only with the question's words
 /// (every part of `TokenBucket` or `refill` asked about), else 0.0. Definitions are what
 /// a question about behaviour is usually answered by; a mere mention is not.
-fn name_match(chunk: &super::index::ChunkRecord, words: &[&str]) -> f32 {
+fn name_match(chunk: &super::inverted::ChunkRecord, words: &[&str]) -> f32 {
     let full = chunk.definitions.iter().any(|definition| {
         let mut parts = 0;
         let mut matched = 0;
@@ -447,7 +447,7 @@ pub fn best_symbol(index: &InvertedIndex, chunk: ChunkId, query: &str) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::retrieval::index::tests::index_of;
+    use crate::index::inverted::tests::index_of;
 
     fn top_paths(index: &InvertedIndex, query: &str, ranking: Ranking) -> Vec<String> {
         rank(index, query, 5, ranking)

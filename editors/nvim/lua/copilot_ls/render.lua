@@ -1,0 +1,283 @@
+-- The text of the thread buffer: each question of the conversation with its streamed
+-- reasoning and answer, citations and suggested edits (with their diff), plus which rows
+-- jump where and which rows fold. Pure: it reads the asks and what `ctx` says about
+-- positions and edits now, and touches no buffer or window.
+local M = {}
+
+-- The line above the question the user types next. The view finds it by an extmark.
+M.prompt_header = '## Ask'
+
+---@param s string
+---@return string[]
+local function split_lines(s)
+  return vim.split(s, '\n', { plain = true })
+end
+M.split_lines = split_lines
+
+---@param path string
+---@param lnum integer
+---@param end_lnum? integer
+---@return string
+function M.location(path, lnum, end_lnum)
+  local label = ('%s:%d'):format(path, lnum)
+  if end_lnum and end_lnum ~= lnum then
+    label = ('%s-%d'):format(label, end_lnum)
+  end
+  return label
+end
+
+--- One line for a finished tool call: its name, main argument and summary.
+---@param step table Step of PROTOCOL.md section 3
+---@return string
+function M.step_line(step)
+  local args = type(step.arguments) == 'table' and step.arguments or {}
+  local main = args.pattern or args.path or args.name or args.title
+  local label = tostring(step.tool or '?')
+  if type(main) == 'string' or type(main) == 'number' then
+    label = label .. ': ' .. tostring(main)
+    if step.tool == 'read_file' and args.start_line then
+      label = label .. ':' .. tostring(args.start_line)
+      if args.end_line then
+        label = label .. '-' .. tostring(args.end_line)
+      end
+    end
+  end
+  local line = '- ' .. label
+  local summary = type(step.summary) == 'string' and split_lines(vim.trim(step.summary))[1] or ''
+  if summary ~= '' then
+    line = line .. ' — ' .. summary
+  end
+  if step.ok == false then
+    line = line .. ' (failed)'
+  end
+  return line
+end
+
+--- What an ask cost, from AskResult.usage: `_2 model calls · 1200 tokens in (800
+--- cached) · 150 out_`.
+---@param usage table
+---@return string
+function M.usage_line(usage)
+  local calls = tonumber(usage.modelCalls) or 0
+  local line = ('_%d model call%s · %d tokens in'):format(
+    calls,
+    calls == 1 and '' or 's',
+    tonumber(usage.inputTokens) or 0
+  )
+  local cached = tonumber(usage.cachedInputTokens) or 0
+  if cached > 0 then
+    line = line .. (' (%d cached)'):format(cached)
+  end
+  return line .. (' · %d out_'):format(tonumber(usage.outputTokens) or 0)
+end
+
+--- The model turns of an ask, oldest first: the streamed ones (AskDelta), else, for an
+--- answer that did not stream, rebuilt from its steps (a step with a `thought` starts a
+--- turn).
+---@param ask table
+---@return {text: string, steps: table[]}[]
+function M.turns(ask)
+  if ask.turns and next(ask.turns) then
+    local numbers = vim.tbl_keys(ask.turns)
+    table.sort(numbers)
+    return vim.tbl_map(function(n)
+      return ask.turns[n]
+    end, numbers)
+  end
+  local turns = {}
+  for _, step in ipairs(ask.result and ask.result.steps or {}) do
+    if #turns == 0 or (type(step.thought) == 'string' and step.thought ~= '') then
+      table.insert(turns, { text = type(step.thought) == 'string' and step.thought or '', steps = {} })
+    end
+    table.insert(turns[#turns].steps, step)
+  end
+  return turns
+end
+
+---@class copilot_ls.RenderCtx
+---@field positions fun(ask: table): table<integer, {lnum: integer, end_lnum: integer, gone: boolean}>
+---@field edit_state fun(ask: table, index: integer): string, integer? 'offered'|'applied'|'rejected'|'withdrawn', 1-based line
+---@field diff fun(ask: table, index: integer): string[]? '-'/'+' lines
+
+---@class copilot_ls.Target
+---@field kind 'citation'|'edit'
+---@field ask table
+---@field index integer
+---@field fname string
+---@field lnum integer
+
+---@class copilot_ls.Rendered
+---@field lines string[]
+---@field targets table<integer, copilot_ls.Target> 1-based row -> where <CR> goes
+---@field folds {[1]: integer, [2]: integer, turn: table}[] 1-based inclusive row ranges
+---@field edits table<integer, {ask: table, index: integer}> 1-based row -> the edit it shows
+
+local edit_notes = {
+  applied = '_applied_',
+  rejected = '_rejected_',
+  withdrawn = '_no longer offered: its text changed, it was applied, or a newer answer replaced it_',
+}
+
+---@param out copilot_ls.Rendered
+---@param ask table
+---@param ctx copilot_ls.RenderCtx
+local function render_ask(out, ask, ctx)
+  local lines = out.lines
+  local function add(line)
+    table.insert(lines, line)
+  end
+  for _, line in ipairs(split_lines(ask.question)) do
+    add('> ' .. line)
+  end
+  add('')
+
+  local turns = M.turns(ask)
+  -- The last turn without tool calls is the answer being written; the others reason.
+  local answer_turn = turns[#turns]
+  if answer_turn and #answer_turn.steps > 0 then
+    answer_turn = nil
+  end
+  local steps_seen = 0
+  for _, turn in ipairs(turns) do
+    if turn ~= answer_turn then
+      local first = #lines + 1
+      add(turn.text ~= '' and '_Reasoning:_' or '_Tool calls:_')
+      if turn.text ~= '' then
+        vim.list_extend(lines, split_lines(vim.trim(turn.text)))
+      end
+      for _, step in ipairs(turn.steps) do
+        add(M.step_line(step))
+      end
+      steps_seen = steps_seen + #turn.steps
+      -- Folded once its tool calls arrive: until then it may be the answer.
+      if #turn.steps > 0 then
+        table.insert(out.folds, { first, #lines, turn = turn })
+      end
+      add('')
+    end
+  end
+
+  if ask.status == 'waiting' then
+    if answer_turn and answer_turn.text ~= '' then
+      vim.list_extend(lines, split_lines(answer_turn.text))
+      add('')
+    end
+    -- Tool calls started (workDone progress) whose step has not arrived yet.
+    for i = steps_seen + 1, #ask.progress do
+      add('- ' .. ask.progress[i])
+    end
+    add('_Waiting for copilot-ls…_')
+    return
+  elseif ask.status == 'cancelled' then
+    if answer_turn and answer_turn.text ~= '' then
+      vim.list_extend(lines, split_lines(answer_turn.text))
+      add('')
+    end
+    add('_Cancelled._')
+    return
+  elseif ask.status == 'error' then
+    add('_Failed:_ ' .. (ask.error or 'unknown error'))
+    return
+  end
+
+  local result = ask.result or {}
+  -- The reply's answer is authoritative: it replaces the streamed text.
+  vim.list_extend(lines, split_lines(result.answer or ''))
+  if result.stopReason and result.stopReason ~= 'answered' then
+    add('')
+    add(('_Stopped: %s_'):format(result.stopReason))
+  end
+  local usage = result.usage
+  if type(usage) == 'table' and (tonumber(usage.modelCalls) or 0) > 0 then
+    add('')
+    add(M.usage_line(usage))
+  end
+
+  local citations = result.citations or {}
+  if #citations > 0 then
+    local positions = ctx.positions(ask)
+    add('')
+    add('## Citations')
+    add('')
+    for i, citation in ipairs(citations) do
+      local at = positions[i]
+      local line = '- ' .. M.location(citation.path, at.lnum, at.end_lnum)
+      if citation.note and citation.note ~= '' then
+        line = line .. ' — ' .. citation.note
+      end
+      if citation.verified == false then
+        line = line .. ' (unverified)'
+      end
+      if at.gone then
+        line = line .. ' (the cited text is gone)'
+      end
+      add(line)
+      out.targets[#lines] = {
+        kind = 'citation',
+        ask = ask,
+        index = i,
+        fname = vim.uri_to_fname(citation.uri),
+        lnum = at.lnum,
+      }
+    end
+  end
+
+  local edits = result.edits or {}
+  if #edits > 0 then
+    add('')
+    add('## Suggested edits')
+    add('')
+    local offered = 0
+    for i, edit in ipairs(edits) do
+      local state, lnum = ctx.edit_state(ask, i)
+      lnum = lnum or 1
+      local target =
+        { kind = 'edit', ask = ask, index = i, fname = vim.uri_to_fname(edit.uri), lnum = lnum }
+      local line = ('- %s — %s:%d'):format(edit.title, edit.path, lnum)
+      if edit_notes[state] then
+        line = line .. ' — ' .. edit_notes[state]
+      end
+      add(line)
+      out.targets[#lines] = target
+      out.edits[#lines] = { ask = ask, index = i }
+      local diff = state == 'offered' and ctx.diff(ask, i)
+      if diff then
+        offered = offered + 1
+        add('  ```diff')
+        for _, diff_line in ipairs(diff) do
+          add('  ' .. diff_line)
+          out.targets[#lines] = target
+          out.edits[#lines] = { ask = ask, index = i }
+        end
+        add('  ```')
+        out.edits[#lines] = { ask = ask, index = i }
+      elseif state == 'offered' then
+        offered = offered + 1
+      end
+    end
+    if offered > 0 then
+      add('')
+      add('_On an edit: ga accepts it (the server applies it as a code action), gr rejects it._')
+    end
+  end
+end
+
+--- The thread's lines, without the prompt (the view keeps that).
+---@param asks table[] the asks of one conversation, oldest first
+---@param ctx copilot_ls.RenderCtx
+---@return copilot_ls.Rendered
+function M.thread(asks, ctx)
+  local out = { lines = {}, targets = {}, folds = {}, edits = {} }
+  for i, ask in ipairs(asks) do
+    if i > 1 then
+      table.insert(out.lines, '')
+      table.insert(out.lines, '---')
+      table.insert(out.lines, '')
+    end
+    render_ask(out, ask, ctx)
+  end
+  table.insert(out.lines, '')
+  return out
+end
+
+return M

@@ -1,0 +1,97 @@
+//! End-to-end: secrets in ordinary workspace files never reach the provider, the answer
+//! or the log: tool results, the retrieved context of the first message and the
+//! no-provider answer's excerpts carry markers instead.
+
+use std::path::Path;
+
+use copilot_ls_test_support::fake_provider::FakeProvider;
+use copilot_ls_test_support::lsp_client::LspClient;
+use copilot_ls_test_support::workspace::temp_workspace;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
+
+/// Secret-shaped values, assembled so this source holds none of them whole.
+fn secrets() -> Vec<String> {
+    vec![
+        ["AKIA", "Z7QXW2PLMN4RT8VB"].concat(),
+        ["ghp_", "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"].concat(),
+        ["sk-", "proj-", "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXyZ0aBcD"].concat(),
+        ["MIIEvQIBADANBgkqhkiG9w0BAQEF", "AASCBKcwggSjAgEAAoIBAQC7"].concat(),
+    ]
+}
+
+/// A workspace with a config file full of secrets next to the fixture's code.
+fn workspace_with_secrets() -> tempfile::TempDir {
+    let ws = temp_workspace();
+    let s = secrets();
+    let config = format!(
+        "# Deployment settings for the rate limiter service\nregion: eu-west-1\naccess_key_id: {}\ngithub_token: {}\nopenai: {}\ntls_key: |\n  -----BEGIN PRIVATE KEY-----\n  {}\n  -----END PRIVATE KEY-----\n",
+        s[0], s[1], s[2], s[3]
+    );
+    std::fs::create_dir_all(ws.path().join("deploy")).unwrap();
+    std::fs::write(ws.path().join("deploy/settings.yaml"), config).unwrap();
+    ws
+}
+
+fn assert_clean(what: &str, text: &str) {
+    for secret in secrets() {
+        assert!(!text.contains(&secret), "{what} holds {secret}: {text}");
+    }
+}
+
+#[test]
+fn secrets_in_files_reach_neither_the_provider_nor_the_answer_nor_the_log() {
+    let read =
+        json!({"id": "c1", "name": "read_file", "arguments": {"path": "deploy/settings.yaml"}});
+    let search = json!({"id": "c2", "name": "search_code", "arguments": {"pattern": "token|key"}});
+    let fake = FakeProvider::start(json!({"steps": [
+        {"tool_calls": [read, search]},
+        {"text": "The deployment settings are in deploy/settings.yaml:1."},
+    ]}));
+    let ws = workspace_with_secrets();
+    let mut client = LspClient::spawn(Path::new(BIN), ws.path(), &[("TEST_PROVIDER_KEY", "k")]);
+    let options = json!({
+        "provider": "openai", "baseUrl": fake.openai_base_url(), "model": "m",
+        "apiKeyEnv": "TEST_PROVIDER_KEY",
+    });
+    client.initialize(ws.path(), json!({}), options);
+    let result = client
+        .request(
+            "copilot/ask",
+            json!({"question": "what deployment settings, tokens and keys are there?"}),
+        )
+        .unwrap();
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    let second = requests[1].body.to_string();
+    assert!(second.contains("[redacted: private key]"), "{second}");
+    assert!(second.contains("[redacted: aws access key]"), "{second}");
+    assert!(second.contains("[redacted: github token]"), "{second}");
+    assert!(second.contains("[redacted: openai key]"), "{second}");
+    for request in &requests {
+        assert_clean("a provider request", &request.body.to_string());
+    }
+    assert_clean("the result", &result.to_string());
+    let (_, stderr, log) = client.shutdown();
+    assert_clean("the log", &stderr);
+    assert_clean("the messages", &Value::Array(log).to_string());
+}
+
+#[test]
+fn the_no_provider_answer_shows_excerpts_with_secrets_redacted() {
+    let ws = workspace_with_secrets();
+    let mut client = LspClient::spawn(Path::new(BIN), ws.path(), &[]);
+    client.initialize(ws.path(), json!({}), json!({"provider": "none"}));
+    let result = client
+        .request(
+            "copilot/ask",
+            json!({"question": "deployment settings access key github token tls key"}),
+        )
+        .unwrap();
+    let answer = result["answer"].as_str().unwrap();
+    assert!(answer.contains("deploy/settings.yaml"), "{answer}");
+    assert!(answer.contains("[redacted: "), "{answer}");
+    assert_clean("the answer", &result.to_string());
+    client.shutdown();
+}
