@@ -8,7 +8,9 @@ written.txt (questions we wrote), resolving each fix commit in the fetched mirro
 - a written question names its base commit and answers itself; they are checked to exist.
 
 The split is frozen: a question already in questions.json or holdout.json keeps its side.
-New ones (all of them, the first time) are split with a fixed seed, 30% to holdout.json.
+The first time (no question has a side yet) exactly 30% go to holdout.json, sampled with
+random.Random(SEED); a question added later goes there when
+random.Random(f"{SEED}:{id}").random() < 0.3, a coin that depends on its id alone.
 Usage: python3 bench/localization/build.py
 """
 import json
