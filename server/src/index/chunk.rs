@@ -1,4 +1,6 @@
-//! Cutting a file into chunks around definitions, language-agnostically.
+//! Cutting a file into chunks around definitions: at the definitions its parser found
+//! (`chunk_at_definitions`, for the languages `syntax/` knows) or, for other text,
+//! language-agnostically from the lines (`chunk_file`, described below).
 //!
 //! A chunk starts at a definition line (`fn`, `struct`, `class`, `def`, `function`,
 //! `interface`, …, or a Markdown heading) together with the comments and attributes
@@ -104,7 +106,70 @@ pub fn chunk_file(lines: &[&str], markdown: bool) -> ChunkedFile {
         }
         starts.push((start, i, definition));
     }
+    cut(lines, starts, doc_lines, markdown)
+}
 
+/// A definition found by its syntax (`syntax/`): the first line of its doc comment,
+/// attributes or decorators, and its defining line (0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefinitionStart {
+    pub start_line: usize,
+    pub line: usize,
+    pub definition: Definition,
+}
+
+/// Splits a file into chunks at definitions its parser found, instead of guessing them
+/// from the lines: each chunk starts at a definition's doc comment. Definitions
+/// starting inside the previous one's doc comment or on its line share its chunk.
+pub fn chunk_at_definitions(lines: &[&str], mut definitions: Vec<DefinitionStart>) -> ChunkedFile {
+    let kinds = classify_lines(lines, false);
+    let mut doc_lines: Vec<bool> = kinds.iter().map(|k| *k == LineKind::DocComment).collect();
+    definitions.retain(|d| d.line < lines.len());
+    definitions.sort_by_key(|d| (d.start_line, d.line));
+    let mut starts: Vec<(usize, usize, Definition)> = Vec::new();
+    // Definitions that share a chunk start with an earlier one, by defining line.
+    let mut riders: Vec<(usize, Definition)> = Vec::new();
+    for found in definitions {
+        let start = found.start_line.min(found.line);
+        match starts.last() {
+            Some((_, last_line, _)) if start <= *last_line => {
+                riders.push((found.line, found.definition));
+            }
+            _ => {
+                // The comments between the doc start and the definition are its doc.
+                for (offset, kind) in kinds[start..found.line].iter().enumerate() {
+                    if *kind == LineKind::Comment {
+                        doc_lines[start + offset] = true;
+                    }
+                }
+                starts.push((start, found.line, found.definition));
+            }
+        }
+    }
+    let mut chunked = cut(lines, starts, doc_lines, false);
+    for (line, definition) in riders {
+        let chunk = chunked
+            .chunks
+            .iter_mut()
+            .find(|c| c.start_line <= line && line < c.end_line);
+        if let Some(chunk) = chunk {
+            if chunk.symbol.is_none() {
+                chunk.symbol = Some(definition.symbol.clone());
+            }
+            chunk.definitions.push(definition);
+        }
+    }
+    chunked
+}
+
+/// Cuts the file into chunks at `starts` (chunk start, definition line, definition;
+/// in order), merging tiny neighbours and windowing long bodies.
+fn cut(
+    lines: &[&str],
+    starts: Vec<(usize, usize, Definition)>,
+    doc_lines: Vec<bool>,
+    markdown: bool,
+) -> ChunkedFile {
     let test_ranges = if markdown {
         Vec::new()
     } else {
