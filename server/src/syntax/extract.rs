@@ -148,7 +148,14 @@ pub fn symbols(text: &str, language: Language) -> Result<Vec<Symbol>, SyntaxErro
         .into_values()
         .filter(|f| !(f.toplevel_only && inside_function(f.node)))
         .collect();
-    found.sort_by_key(|f| (f.node.start_byte(), std::cmp::Reverse(f.node.end_byte())));
+    // Outer before inner; declarators sharing one declaration in the order written.
+    found.sort_by_key(|f| {
+        (
+            f.node.start_byte(),
+            std::cmp::Reverse(f.node.end_byte()),
+            f.name.start_byte(),
+        )
+    });
     Ok(nest(text, language, found))
 }
 
@@ -156,17 +163,18 @@ pub fn symbols(text: &str, language: Language) -> Result<Vec<Symbol>, SyntaxErro
 /// containers.
 fn nest(text: &str, language: Language, found: Vec<Found>) -> Vec<Symbol> {
     let separator = language.separator();
-    // The open containers: (end byte, index into `symbols`).
-    let mut stack: Vec<(usize, usize)> = Vec::new();
+    // The open containers: (end byte, node id, index into `symbols`).
+    let mut stack: Vec<(usize, usize, usize)> = Vec::new();
     let mut symbols: Vec<Symbol> = Vec::with_capacity(found.len());
     for definition in found {
-        while stack
-            .last()
-            .is_some_and(|(end, _)| *end <= definition.node.start_byte())
-        {
+        // A container ends before this starts, or is this very node (`const a = () =>
+        // 1, b = () => 2` declares two functions in one node, neither inside the other).
+        while stack.last().is_some_and(|(end, node, _)| {
+            *end <= definition.node.start_byte() || *node == definition.node.id()
+        }) {
             stack.pop();
         }
-        let parent = stack.last().map(|(_, index)| &symbols[*index]);
+        let parent = stack.last().map(|(_, _, index)| &symbols[*index]);
         let mut kind = definition.kind;
         let (mut name, scope) = split_name(language, definition.name, text);
         let receiver = definition
@@ -233,7 +241,11 @@ fn nest(text: &str, language: Language, found: Vec<Found>) -> Vec<Symbol> {
             depth,
         });
         if kind.is_container() {
-            stack.push((definition.node.end_byte(), symbols.len() - 1));
+            stack.push((
+                definition.node.end_byte(),
+                definition.node.id(),
+                symbols.len() - 1,
+            ));
         }
     }
     symbols
@@ -291,7 +303,7 @@ fn extent(language: Language, node: Node, text: &str) -> (usize, usize) {
 /// Whether only whitespace precedes the node on its line (a comment at the end of a
 /// code line is about that line, not the definition below).
 fn starts_its_line(node: Node, text: &str) -> bool {
-    let start = node.start_byte();
+    let start = char_boundary(text, node.start_byte());
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     text[line_start..start].trim().is_empty()
 }
@@ -317,6 +329,7 @@ fn inside_function(node: Node) -> bool {
 
 /// The trimmed line holding byte `at`, cut to `MAX_SIGNATURE_CHARS`.
 fn signature(text: &str, at: usize) -> String {
+    let at = char_boundary(text, at);
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
     let line = text[start..end].trim();
@@ -327,6 +340,16 @@ fn signature(text: &str, at: usize) -> String {
     } else {
         line.to_string()
     }
+}
+
+/// `at`, or the char boundary before it: tree-sitter's offsets are bytes, and slicing a
+/// `str` elsewhere would panic.
+fn char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 fn node_text<'a>(node: Node, text: &'a str) -> &'a str {

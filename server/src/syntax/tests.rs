@@ -516,20 +516,46 @@ fn broken_text_still_yields_what_parses() {
 
 #[test]
 fn hostile_texts_neither_hang_nor_panic() {
-    // Deep nesting, a huge file, binary-looking text, invalid UTF-8 replaced, empty.
-    let deep = format!("fn f() {{ {} }}", "(".repeat(20_000));
-    let started = std::time::Instant::now();
+    // Deep nesting, unbalanced brackets, control characters, empty, every language.
+    let deep = format!("fn f() {{ {} }}", "(".repeat(2_000));
     for language in Language::ALL {
         let _ = symbols(&deep, language);
         let _ = symbols("", language);
         let _ = symbols("\0\u{fffd}\u{1}{{{{}}}}]]]", language);
-        let _ = symbols(&"{".repeat(20_000), language);
+        let _ = symbols(&"{".repeat(2_000), language);
+        let _ = symbols("é\u{301}€𝄞 fn ünï() {}\nclass 𝄞: pass\n", language);
     }
-    assert!(started.elapsed() < std::time::Duration::from_secs(60));
     let huge = " ".repeat(MAX_PARSE_BYTES + 1);
     assert_eq!(
         symbols(&huge, Language::C),
         Err(SyntaxError::TooLarge(MAX_PARSE_BYTES + 1))
+    );
+}
+
+#[test]
+fn a_pathological_parse_stops_at_its_budget() {
+    // Unbalanced brackets make error recovery slow; the wall-clock budget bounds each
+    // of the parse and the query, whatever the machine's load.
+    let text = format!("int f() {{ {} }}", "(".repeat(200_000));
+    let started = std::time::Instant::now();
+    let _ = symbols(&text, Language::Cpp);
+    assert!(
+        started.elapsed() < PARSE_BUDGET * 2 + std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn declarators_sharing_a_declaration_are_siblings() {
+    check(
+        Language::JavaScript,
+        "const a = () => 1, b = () => 2;\nconst ÄÖ = 'ü', MAX = 3;\n",
+        r#"
+        1-1-1 function a | function a | const a = () => 1, b = () => 2;
+        1-1-1 function b | function b | const a = () => 1, b = () => 2;
+        2-2-2 constant MAX | const MAX | const ÄÖ = 'ü', MAX = 3;
+        "#,
     );
 }
 
