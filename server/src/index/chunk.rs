@@ -664,6 +664,61 @@ mod tests {
         definition_on_line(line).map(|d| d.symbol)
     }
 
+    fn start(start_line: usize, line: usize, name: &str) -> DefinitionStart {
+        DefinitionStart {
+            start_line,
+            line,
+            definition: Definition {
+                name: name.to_string(),
+                symbol: name.to_string(),
+            },
+        }
+    }
+
+    #[test]
+    fn chunks_start_at_parsed_definitions_with_their_doc_comments() {
+        let mut lines = vec!["import os", "", "# Helper.", "@cache", "def helper():"];
+        lines.extend(["    pass"; 8]);
+        lines.extend(["", "class A: x = 1; y = 2", "    def f(self): pass"]);
+        lines.extend(["    # body"; 8]);
+        let chunked = chunk_at_definitions(
+            &lines,
+            vec![
+                start(2, 4, "helper"),
+                start(14, 14, "A"),
+                // On the class's line: rides in its chunk.
+                start(14, 14, "x"),
+                start(15, 15, "f"),
+                // Past the end: dropped.
+                start(99, 99, "ghost"),
+            ],
+        );
+        let spans: Vec<(usize, usize, Option<&str>, Vec<&str>)> = chunked
+            .chunks
+            .iter()
+            .map(|c| {
+                (
+                    c.start_line,
+                    c.end_line,
+                    c.symbol.as_deref(),
+                    c.definitions.iter().map(|d| d.name.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            // The two-line header is too small for a chunk of its own, and so is the
+            // class's first line: each joins the chunk after it.
+            [
+                (0, 13, Some("helper"), vec!["helper"]),
+                (14, 24, Some("A"), vec!["A", "f", "x"]),
+            ]
+        );
+        // The comment above the decorator is documentation of `helper`.
+        assert!(chunked.doc_lines[2]);
+        assert!(!chunked.doc_lines[16]);
+    }
+
     #[test]
     fn finds_definitions_across_languages() {
         assert_eq!(
