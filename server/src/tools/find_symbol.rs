@@ -67,6 +67,13 @@ pub fn run(
     let mut partial = None;
     match index {
         Some(index) => {
+            // Never wait for a build: answer from what is indexed, and say so.
+            if !index.wait_ready(Duration::ZERO) {
+                partial = Some(
+                    "(the workspace index is still being built; results may be incomplete)\n"
+                        .to_string(),
+                );
+            }
             found.extend(
                 index
                     .find_symbols(&wanted.name)
