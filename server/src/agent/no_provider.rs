@@ -139,8 +139,17 @@ fn place(workspace: &Workspace, hit: &RetrievalHit) -> Place {
     let Some(defining) = defining else {
         return fallback();
     };
-    let last =
-        definition_end(&lines, defining).max(if defining < start { end - 1 } else { defining });
+    // A namespace or module holds the whole file: the chunk is the better place.
+    let container = ["namespace", "module", "package", "mod "]
+        .iter()
+        .any(|k| lines[defining].trim_start().starts_with(k))
+        && !lines[defining].trim_end().ends_with('}');
+    let last = if container {
+        end - 1
+    } else {
+        definition_end(&lines, defining)
+    };
+    let last = last.max(if defining < start { end - 1 } else { defining });
     Place {
         line: defining + 1,
         end_line: last + 1,
@@ -149,8 +158,83 @@ fn place(workspace: &Workspace, hit: &RetrievalHit) -> Place {
     }
 }
 
-/// The 0-based last line of the definition on line `defining`, by indentation.
+/// The 0-based last line of the definition on line `defining`: where its braces close
+/// when it opens one within its first lines (C, C++, Java, JavaScript, Go, Rust…; a
+/// declaration ending in `;` first is one line), else by indentation (Python, Ruby…).
 fn definition_end(lines: &[&str], defining: usize) -> usize {
+    braces_end(lines, defining).unwrap_or_else(|| indentation_end(lines, defining))
+}
+
+/// Lines a signature may take before its body's `{`.
+const SIGNATURE_LINES: usize = 12;
+
+fn braces_end(lines: &[&str], defining: usize) -> Option<usize> {
+    let mut depth: i64 = 0;
+    let mut opened = false;
+    for (i, line) in lines.iter().enumerate().skip(defining) {
+        let code = code_part(line);
+        for c in code.chars() {
+            match c {
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        if opened && depth <= 0 {
+            return Some(i);
+        }
+        if !opened {
+            let trimmed = code.trim_end();
+            // Python's `def f():` and friends: no braces to follow.
+            if trimmed.ends_with(':') && !trimmed.ends_with("::") {
+                return None;
+            }
+            if trimmed.ends_with(';') {
+                return Some(i);
+            }
+            if i - defining >= SIGNATURE_LINES {
+                return None;
+            }
+        }
+    }
+    opened.then_some(lines.len().saturating_sub(1))
+}
+
+/// A line without its string and character literals and its `//` or `#` comment, so
+/// their braces do not count.
+fn code_part(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                if c == '\\' {
+                    chars.next();
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '`' => quote = Some(c),
+                // A lone `'` is a Rust lifetime, not a quote: only `'x'` counts.
+                '\'' if chars.clone().nth(1) == Some('\'') => quote = Some(c),
+                '/' if chars.peek() == Some(&'/') => break,
+                '#' if out.trim().is_empty() => break,
+                _ => out.push(c),
+            },
+        }
+    }
+    out
+}
+
+/// The last line of an indented body: before the next line indented no deeper than the
+/// defining line, keeping a closing `end`, `)` or `]` at that depth and the rest of a
+/// multi-line signature (`) -> T:`).
+fn indentation_end(lines: &[&str], defining: usize) -> usize {
     let depth = indent(lines[defining]);
     let mut last = defining;
     for (i, line) in lines.iter().enumerate().skip(defining + 1) {
@@ -162,17 +246,12 @@ fn definition_end(lines: &[&str], defining: usize) -> usize {
             last = i;
             continue;
         }
-        // At the definition's own depth: its closing bracket, an opening brace on a
-        // line of its own, or the rest of a signature (`) -> T:`, `} else {`) belong
-        // to it; anything else starts the next item.
         let closes = trimmed.starts_with(['}', ')', ']']) || trimmed == "end" || trimmed == "end;";
-        let opens = trimmed == "{" || trimmed.ends_with('{') || trimmed.ends_with(':');
-        if opens && (closes || trimmed == "{") {
-            last = i;
-            continue;
-        }
         if closes {
             last = i;
+            if trimmed.ends_with(':') {
+                continue;
+            }
         }
         break;
     }
