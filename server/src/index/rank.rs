@@ -79,7 +79,12 @@ impl FileKind {
         ]) {
             return FileKind::Vendored;
         }
+        // Minified files, protobuf and other generated code, and bundles built from
+        // the sources (UMD/ESM builds of a JavaScript library).
         if name.contains(".min.")
+            || name.contains(".umd.")
+            || name.contains(".esm.")
+            || name.contains(".bundle.")
             || name.contains(".pb.")
             || name.contains(".generated.")
             || name.ends_with(".g.dart")
@@ -714,6 +719,36 @@ mod tests {
         assert_eq!(FileKind::of_path("LICENSE-MIT"), FileKind::Meta);
         // A word inside a file name is not a directory.
         assert_eq!(FileKind::of_path("src/testing.rs"), FileKind::Source);
+        for vendored in [
+            "vendor/github.com/pkg/errors/errors.go",
+            "third_party/zlib/inflate.c",
+            "web/node_modules/left-pad/index.js",
+            "include/spdlog/fmt/bundled/../../vendor/x.h",
+        ] {
+            assert_eq!(
+                FileKind::of_path(vendored),
+                FileKind::Vendored,
+                "{vendored}"
+            );
+        }
+        for generated in [
+            "static/app.min.js",
+            "api/service_pb2.py",
+            "api/service_pb2_grpc.py",
+            "api/service.pb.go",
+            "lib/marked.umd.js",
+            "lib/marked.esm.js",
+            "dist/index.js",
+            "lib/models.g.dart",
+        ] {
+            assert_eq!(
+                FileKind::of_path(generated),
+                FileKind::Generated,
+                "{generated}"
+            );
+        }
+        assert_eq!(FileKind::of_path("src/protobuf.go"), FileKind::Source);
+        assert_eq!(FileKind::of_path("src/minimal.js"), FileKind::Source);
     }
 
     const SOURCE: &str = "\
