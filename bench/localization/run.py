@@ -10,6 +10,10 @@ Usage (from the repository root, after `cargo build --release`):
     options: --limit N (first N questions of each split), --repo OWNER/NAME, --id ID,
              --no-bm25, --binary PATH, --verbose
 
+Metrics: file Acc@1/Acc@5 over distinct cited files, the share of tests/docs among the top
+5, and for real issues "line in def": whether each answer file's first citation
+[line, endLine] holds a line the fix changed (git diff -U0 base fix, base side).
+
 Checkouts go to .tmp/localization/<name>-<commit12> (made once, then reused); results
 to .tmp/localization/results.json. The repositories come from bare mirrors under
 $LOCALIZATION_MIRRORS (default /work/.mirror/OWNER+NAME/repo), which the agent's `fetch`
@@ -232,8 +236,11 @@ def summarize(rows, key):
         return None
     places = sum(r[key]["top5"] for r in rows)
     cited = [hit for r in rows for hit in (r.get("cited_in_def") or [])] if key == "ours" else []
+    # How long the cited ranges are (a whole-file range would contain any change).
+    spans = sorted(e - s + 1 for r in rows for s, e in (r.get("ours_spans") or {}).values())
     return {
         "n": n,
+        "median_cited_lines": spans[len(spans) // 2] if spans else None,
         "cited_in_def": (sum(cited) / len(cited)) if cited else None,
         "cited_pairs": len(cited),
         "acc1": sum(r[key]["acc1"] for r in rows) / n,
@@ -244,8 +251,8 @@ def summarize(rows, key):
 
 def table(groups, with_bm25):
     head = ("| split | kind | n | ours Acc@1 | ours Acc@5 | ours top-5 tests/docs "
-            "| ours line in def (pairs) |")
-    line = "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+            "| ours line in def (pairs) | ours median cited lines |")
+    line = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     if with_bm25:
         head += " BM25 Acc@1 | BM25 Acc@5 | BM25 top-5 tests/docs |"
         line += " ---: | ---: | ---: |"
@@ -254,7 +261,8 @@ def table(groups, with_bm25):
         o = summarize(rows, "ours")
         cells = [split, kind, str(o["n"]), f"{o['acc1']:.3f}", f"{o['acc5']:.3f}",
                  f"{o['top5_non_source']:.2f}",
-                 f"{o['cited_in_def']:.3f} ({o['cited_pairs']})" if o["cited_pairs"] else "—"]
+                 f"{o['cited_in_def']:.3f} ({o['cited_pairs']})" if o["cited_pairs"] else "—",
+                 str(o["median_cited_lines"]) if o["median_cited_lines"] is not None else "—"]
         if with_bm25:
             b = summarize(rows, "bm25")
             cells += [f"{b['acc1']:.3f}", f"{b['acc5']:.3f}", f"{b['top5_non_source']:.2f}"]

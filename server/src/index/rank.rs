@@ -667,9 +667,24 @@ fn diversify(
     out
 }
 
-/// The definition in a chunk that shares most terms with the question, else the
-/// chunk's own symbol.
-pub fn best_symbol(candidate: &Candidate, wanted: &[String]) -> Option<String> {
+/// The definition in a chunk the question names (its strongest named identifier), else
+/// the one sharing most terms with the question, else the chunk's own symbol.
+pub fn best_symbol(candidate: &Candidate, wanted: &[String], corpus: &Corpus) -> Option<String> {
+    // A definition the question names as an identifier wins outright: in a long report
+    // most definitions share some word with it.
+    let named = named_keys(corpus);
+    if let Some((definition, _)) = candidate
+        .definitions
+        .iter()
+        .filter_map(|d| {
+            let key = name_key(&d.name)?;
+            let strength = named.iter().find(|(k, _)| *k == key)?.1;
+            Some((d, strength))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+    {
+        return Some(definition.symbol.clone());
+    }
     let mut best: Option<(usize, &str)> = None;
     for definition in &candidate.definitions {
         let mut overlap = 0;

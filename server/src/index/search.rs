@@ -120,7 +120,7 @@ pub fn search(
                 start_line: candidate.start_line as usize + 1,
                 end_line: candidate.end_line as usize,
                 score: scored.score,
-                symbol: rank::best_symbol(candidate, &wanted),
+                symbol: rank::best_symbol(candidate, &wanted, &corpus),
             }
         })
         .collect())
