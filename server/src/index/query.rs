@@ -79,6 +79,9 @@ pub struct PathRef {
     pub path: String,
     /// 1-based, when given.
     pub line: Option<u32>,
+    /// Only seen inside a link: a reference the report gives (a docs page, a test
+    /// resource), not what it is about.
+    pub linked: bool,
 }
 
 impl PathRef {
@@ -496,7 +499,7 @@ fn frames(line: &str, paths: &mut Vec<PathRef>, names: &mut Names) -> bool {
     if has("://") {
         for m in URL.find_iter(line) {
             if let Some(path) = url_path(m.as_str()) {
-                add_path(paths, &path.0, path.1);
+                add_linked_path(paths, &path.0, path.1);
             }
         }
         without_urls = URL.replace_all(line, " ");
@@ -551,6 +554,14 @@ fn url_path(url: &str) -> Option<(String, Option<u32>)> {
 }
 
 fn add_path(paths: &mut Vec<PathRef>, raw: &str, line: Option<u32>) {
+    add_path_as(paths, raw, line, false);
+}
+
+fn add_linked_path(paths: &mut Vec<PathRef>, raw: &str, line: Option<u32>) {
+    add_path_as(paths, raw, line, true);
+}
+
+fn add_path_as(paths: &mut Vec<PathRef>, raw: &str, line: Option<u32>, linked: bool) {
     let mut path = raw.replace('\\', "/");
     // `x.mjs:3:1` in a URL: the line and column are not part of the path.
     let mut line = line;
@@ -586,13 +597,14 @@ fn add_path(paths: &mut Vec<PathRef>, raw: &str, line: Option<u32>) {
             if existing.line.is_none() {
                 existing.line = line;
             }
+            existing.linked &= linked;
         }
         None => {
             // A bare name already known with its directories adds nothing.
             if !path.contains('/') && paths.iter().any(|p| p.path.ends_with(&format!("/{path}"))) {
                 return;
             }
-            paths.push(PathRef { path, line });
+            paths.push(PathRef { path, line, linked });
         }
     }
 }
@@ -674,12 +686,13 @@ fn content_words(text: &str) -> Vec<(String, Option<String>)> {
 }
 
 /// What the question asks for beyond code. Explicit signals only: a mentioned path of
-/// that kind, or a question mostly about it (at least a sixth of its content words). A
+/// that kind (not one only linked to: "I've checked the [FAQ](…/FAQ.md)"), or a question
+/// mostly about it (at least a sixth of its content words). A
 /// word the user owns ("my test fails", "our docs") is about their own project, not
 /// this one's tests or docs, and does not count.
 fn about(prose: &str, paths: &[PathRef]) -> About {
     let mut about = About::default();
-    for path in paths {
+    for path in paths.iter().filter(|p| !p.linked) {
         match FileKind::of_path(&path.path) {
             FileKind::Test => about.tests = true,
             FileKind::Bench => about.benches = true,
@@ -962,6 +975,18 @@ mod tests {
 
     #[test]
     fn about_tests_only_from_explicit_signals() {
+        // A link is a reference, not the subject.
+        let linked = parse(
+            "I checked the [FAQ](https://github.com/o/r/blob/master/FAQ.md) and \
+             https://github.com/o/r/blob/main/src/test/resources/page.html: the panel title loses its style",
+        );
+        assert_eq!(linked.paths.len(), 2, "{:?}", linked.paths);
+        assert!(linked.paths.iter().all(|p| p.linked));
+        assert!(
+            !linked.about.docs && !linked.about.tests,
+            "{:?}",
+            linked.about
+        );
         // A bug report's "my test fails" is the user's test, not ours.
         let report = parse(
             "My test fails when parsing a table\n\nWhen I run my test suite with the new version, parsing a table with a caption drops the caption element. \

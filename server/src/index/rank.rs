@@ -96,6 +96,13 @@ impl FileKind {
         {
             return FileKind::Generated;
         }
+        // CI, issue templates, editor settings: configuration whatever their extension.
+        if dirs
+            .iter()
+            .any(|d| matches!(*d, ".github" | ".gitlab" | ".circleci" | ".vscode"))
+        {
+            return FileKind::Meta;
+        }
         if matches!(
             stem,
             "changelog" | "changes" | "history" | "news" | "releases" | "release-notes"
@@ -763,6 +770,10 @@ mod tests {
             );
         }
         assert_eq!(FileKind::of_path("src/protobuf.go"), FileKind::Source);
+        assert_eq!(
+            FileKind::of_path(".github/ISSUE_TEMPLATE/bug_report.md"),
+            FileKind::Meta
+        );
         assert_eq!(FileKind::of_path("src/minimal.js"), FileKind::Source);
     }
 
