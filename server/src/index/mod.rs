@@ -13,8 +13,10 @@
 //!   (from `syntax/`) and the prefix lookup over them.
 //! - `store`: where the index lives, opening it, rebuilding a bad one.
 //! - `build`: reconciling with the disk, in batches, with progress.
+//! - `query`: reading the question: identifiers, paths, traceback frames, code blocks,
+//!   what it is about; weighted terms.
 //! - `search`, `rank`: tantivy's BM25 for candidates, then definition, doc, path,
-//!   coverage and file-kind signals.
+//!   coverage, named-symbol, mentioned-path and file-kind signals.
 //!
 //! Invariants: no file text is held in memory (hits read their lines from the editor or
 //! the disk when asked); it writes only under the cache dir; a broken index is rebuilt,
@@ -23,6 +25,7 @@
 mod analyze;
 mod build;
 mod chunk;
+mod query;
 mod rank;
 mod schema;
 mod search;
