@@ -51,7 +51,10 @@ const MAY_USE: &[(&str, &[&str])] = &[
         "session",
         &["agent", "tools", "index", "workspace", "providers"],
     ),
-    ("agent", &["tools", "index", "workspace", "providers"]),
+    (
+        "agent",
+        &["tools", "index", "workspace", "providers", "syntax"],
+    ),
     // `providers` only for `ToolSpec`, the plain schema type both sides share.
     ("tools", &["index", "workspace", "providers", "syntax"]),
     ("index", &["workspace", "syntax"]),

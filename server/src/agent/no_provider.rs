@@ -4,6 +4,7 @@
 use super::citations::{check, CitedLines};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
 use crate::index::RetrievalHit;
+use crate::syntax::{self, Symbol, SymbolKind};
 use crate::text::PositionEncoding;
 use crate::tools::redact::redact;
 use crate::workspace::Workspace;
@@ -124,6 +125,16 @@ fn place(workspace: &Workspace, hit: &RetrievalHit) -> Place {
     if start >= end {
         return fallback();
     }
+    // A language with a grammar: the parsed definition's own lines, not a guess from
+    // braces or indentation.
+    if let Some(parsed) = syntax::symbols_for_path(&hit.path, &text) {
+        return match parsed {
+            Ok(symbols) => {
+                parsed_place(&symbols, &lines, start, end, name).unwrap_or_else(fallback)
+            }
+            Err(_) => fallback(),
+        };
+    }
     let inside = (start..end).find(|&i| is_code(lines[i]) && names(lines[i], name));
     let defining = inside.or_else(|| {
         // Above the chunk: the nearest line naming the symbol that is indented less than
@@ -156,6 +167,42 @@ fn place(workspace: &Workspace, hit: &RetrievalHit) -> Place {
         // File text shown in the answer: secrets redacted like the excerpt.
         heading: (defining < start).then(|| redact(lines[defining]).into_owned()),
     }
+}
+
+/// The place of a chunk (0-based lines `start..end`) in a parsed file: the innermost
+/// definition named `name` that holds the chunk's start or starts inside the chunk;
+/// else the innermost definition holding the chunk. A module or namespace holds the
+/// whole file, so the chunk itself is the better place then (`None`).
+fn parsed_place(
+    symbols: &[Symbol],
+    lines: &[&str],
+    start: usize,
+    end: usize,
+    name: &str,
+) -> Option<Place> {
+    let holds = |s: &&Symbol| s.doc_line <= start && start <= s.end_line;
+    let starts_inside = |s: &&Symbol| (start..end).contains(&s.line);
+    let named = |s: &&Symbol| s.name == name || short_name(&s.qualified_name) == name;
+    let symbol = innermost(
+        symbols
+            .iter()
+            .filter(|s| named(s) && (holds(s) || starts_inside(s))),
+    )
+    .or_else(|| innermost(symbols.iter().filter(holds)))?;
+    if symbol.kind == SymbolKind::Module || symbol.line >= lines.len() {
+        return None;
+    }
+    Some(Place {
+        line: symbol.line + 1,
+        end_line: symbol.end_line.min(lines.len() - 1).max(symbol.line) + 1,
+        // File text shown in the answer: secrets redacted like the excerpt.
+        heading: (symbol.line < start).then(|| redact(lines[symbol.line]).into_owned()),
+    })
+}
+
+/// The narrowest of `candidates` (the deepest when two are as long).
+fn innermost<'a>(candidates: impl Iterator<Item = &'a Symbol>) -> Option<&'a Symbol> {
+    candidates.min_by_key(|s| (s.end_line - s.line, usize::MAX - s.depth))
 }
 
 /// The 0-based last line of the definition on line `defining`: where its braces close
@@ -361,4 +408,43 @@ fn first_code_line(text: &str) -> String {
         .or_else(|| text.lines().map(str::trim).find(|l| !l.is_empty()))
         .unwrap_or("");
     line.chars().take(80).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PY: &str = "import os\n\nclass Bucket:\n    \"\"\"A bucket.\"\"\"\n\n    @property\n    def level(self):\n        a = 1\n        b = 2\n        return a + b\n\n    def drain(self):\n        pass\n";
+
+    fn parsed(path: &str, text: &str) -> Vec<Symbol> {
+        syntax::symbols_for_path(path, text).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_chunk_inside_a_method_is_cited_from_the_method_line_to_its_end() {
+        let lines: Vec<&str> = PY.lines().collect();
+        // The chunk is lines 9-10 (1-based), the body of `level`.
+        let place = parsed_place(&parsed("b.py", PY), &lines, 8, 10, "level").unwrap();
+        assert_eq!((place.line, place.end_line), (7, 10));
+        assert_eq!(place.heading.as_deref(), Some("    def level(self):"));
+    }
+
+    #[test]
+    fn the_named_definition_wins_over_its_container_and_its_decorator_is_not_the_line() {
+        let lines: Vec<&str> = PY.lines().collect();
+        // The chunk starts at the decorator above `level` and runs past `drain`.
+        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, "drain").unwrap();
+        assert_eq!((place.line, place.end_line), (12, 13));
+        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, "level").unwrap();
+        assert_eq!((place.line, place.end_line), (7, 10));
+        assert!(place.heading.is_none());
+    }
+
+    #[test]
+    fn a_module_is_not_a_place_and_a_chunk_outside_every_definition_has_none() {
+        let rs = "mod inner {\n    const A: u32 = 1;\n}\n\nuse std::io;\n";
+        let lines: Vec<&str> = rs.lines().collect();
+        assert!(parsed_place(&parsed("a.rs", rs), &lines, 0, 1, "inner").is_none());
+        assert!(parsed_place(&parsed("a.rs", rs), &lines, 4, 5, "io").is_none());
+    }
 }
