@@ -340,8 +340,14 @@ impl Inner {
     /// Replaces a file's documents and stamp.
     fn replace(&self, file: AnalyzedFile) {
         let writer = read(&self.writer);
-        for term in path_terms(&self.fields, &file.path) {
-            writer.delete_term(term);
+        // A path the index has never held has nothing to delete. Skipping the delete
+        // matters for a cold build: tantivy looks every delete term up in every
+        // segment, at each flush and each commit.
+        let held = lock(&self.files).contains_key(&file.path);
+        if held {
+            for term in path_terms(&self.fields, &file.path) {
+                writer.delete_term(term);
+            }
         }
         for document in file.documents {
             if let Err(error) = writer.add_document(document) {
