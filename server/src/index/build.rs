@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rustc_hash::FxHashSet;
+use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 
 use super::analyze::{analyze, path_terms, FileStamp};
 use super::tokenizer::WordCache;
@@ -52,6 +53,12 @@ impl Bounds {
 /// of T seconds commits about log2(T) times, not T/interval times.
 const COMMIT_FIRST: Duration = Duration::from_secs(1);
 const COMMIT_MAX_INTERVAL: Duration = Duration::from_secs(8);
+/// A refresh that reads at least this many files is a bulk build (a first start, a
+/// branch switch). Tantivy's merge policy would merge its many small segments over and
+/// over while it runs; instead nothing is merged during it and everything once at the
+/// end, so asks afterwards search one segment (their cost per segment is what grows
+/// with the workspace).
+const BULK_FILES: usize = 1_000;
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 /// A file modified this close before it was read may have changed again within the
 /// same mtime tick; its content hash decides at the next start.
@@ -193,6 +200,11 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
         }
     }
 
+    let bulk = to_read.len() >= BULK_FILES;
+    if bulk {
+        super::read(&inner.writer).set_merge_policy(Box::new(NoMergePolicy));
+    }
+
     let next = AtomicUsize::new(0);
     let files_read = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
@@ -234,6 +246,12 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
     let t = Instant::now();
     inner.commit();
     profile.add(Phase::Commit, t);
+    if bulk {
+        super::read(&inner.writer).set_merge_policy(Box::<LogMergePolicy>::default());
+        let t = Instant::now();
+        inner.merge_all();
+        profile.add(Phase::Merge, t);
+    }
     release_freed_memory();
     profile.report(started);
     progress(Progress::Files { done: total, total });
@@ -303,7 +321,7 @@ fn index_one(
 /// when `COPILOT_LS_INDEX_PROFILE` is set (for tuning the build; off, it costs nothing).
 struct Profile {
     on: bool,
-    nanos: [AtomicU64; 5],
+    nanos: [AtomicU64; 6],
 }
 
 #[derive(Clone, Copy)]
@@ -316,6 +334,8 @@ enum Phase {
     /// Handing the documents to tantivy (waits when its indexing threads are behind).
     Add,
     Commit,
+    /// Merging a bulk build's segments into one.
+    Merge,
 }
 
 impl Profile {
@@ -340,13 +360,14 @@ impl Profile {
         let s = |phase: Phase| self.nanos[phase as usize].load(Ordering::Relaxed) as f64 / 1e9;
         eprintln!(
             "index profile: wall {:.2}s; walk {:.2}s, read+hash {:.2}s, analyze {:.2}s, \
-             add {:.2}s, commit {:.2}s (thread seconds)",
+             add {:.2}s, commit {:.2}s, merge {:.2}s (thread seconds)",
             started.elapsed().as_secs_f64(),
             s(Phase::Walk),
             s(Phase::Read),
             s(Phase::Analyze),
             s(Phase::Add),
             s(Phase::Commit),
+            s(Phase::Merge),
         );
     }
 }

@@ -366,6 +366,29 @@ impl Inner {
         lock(&self.files).remove(path);
     }
 
+    /// Merges every segment into one and makes that searchable. Adds and commits from
+    /// the editor go on meanwhile (tantivy applies their deletes to the merged segment).
+    fn merge_all(&self) {
+        let merging = {
+            let mut writer = write(&self.writer);
+            match writer.index().searchable_segment_ids() {
+                Ok(ids) if ids.len() > 1 => writer.merge(&ids),
+                Ok(_) => return,
+                Err(error) => {
+                    tracing::warn!("cannot list the index segments: {error}");
+                    return;
+                }
+            }
+        };
+        if let Err(error) = merging.wait() {
+            tracing::warn!("index merge failed: {error}");
+            return;
+        }
+        if let Err(error) = self.reader.reload() {
+            tracing::warn!("index reload failed: {error}");
+        }
+    }
+
     /// Commits what was added and deleted, and makes it searchable.
     fn commit(&self) {
         let committed = write(&self.writer).commit();
