@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use tantivy::directory::{Directory, MmapDirectory, INDEX_WRITER_LOCK};
 use tantivy::schema::{Schema, Value};
-use tantivy::{Index, IndexSettings, IndexWriter, TantivyDocument, TantivyError};
+use tantivy::{Index, IndexWriter, TantivyDocument, TantivyError};
 
 use super::analyze::FileStamp;
 use super::schema::{self, Fields, FORMAT, KIND_FILE};
@@ -168,7 +168,7 @@ fn create(dir: &Path, root: &Path, schema: &Schema) -> Result<Index, String> {
     std::fs::write(dir.join(META_FILE), meta.to_string())
         .map_err(|e| format!("cannot write {}: {e}", dir.join(META_FILE).display()))?;
     let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
-    let index = match Index::create(directory, schema.clone(), settings()) {
+    let index = match Index::create(directory, schema.clone(), Default::default()) {
         Ok(index) => index,
         // Another server created it in the meantime: use theirs.
         Err(_) => Index::open_in_dir(dir).map_err(|e| e.to_string())?,
@@ -202,11 +202,7 @@ fn wipe(dir: &Path) -> Result<(), String> {
 
 fn in_memory(reason: String) -> Opened {
     let (schema, fields) = schema::build();
-    let index = Index::builder()
-        .schema(schema)
-        .settings(settings())
-        .create_in_ram()
-        .expect("an index in memory has no directory to fail on");
+    let index = Index::create_in_ram(schema);
     register(&index);
     let writer = writer(&index).expect("an index in memory has no lock to fail on");
     Opened {
@@ -215,18 +211,6 @@ fn in_memory(reason: String) -> Opened {
         fields,
         location: Location::Memory(reason),
         files: FxHashMap::default(),
-    }
-}
-
-/// Stored fields are read a few hundred chunks at a time, scattered over the whole
-/// index (an ask's candidates), so each read decompresses a block mostly for one
-/// document: a small block makes that cheap. Tantivy's default is 16 KB.
-const DOCSTORE_BLOCK_BYTES: usize = 4 * 1024;
-
-fn settings() -> IndexSettings {
-    IndexSettings {
-        docstore_blocksize: DOCSTORE_BLOCK_BYTES,
-        ..IndexSettings::default()
     }
 }
 
