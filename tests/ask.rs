@@ -225,6 +225,8 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
             "read_file",
             "list_directory",
             "find_files",
+            "find_symbol",
+            "file_outline",
             "list_open_buffers",
             "read_open_buffer",
             "propose_edit",

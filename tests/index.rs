@@ -134,12 +134,15 @@ fn the_index_survives_a_restart_and_reads_only_what_changed() {
     assert_eq!(first["filesRead"], files, "{first}");
     assert!(first["chunks"].as_u64().unwrap() >= files, "{first}");
     assert!(first["bytes"].as_u64().unwrap() > 0, "{first}");
-    assert_eq!(first["symbols"], 0);
+    // The fixture's Rust files' definitions, by their syntax.
+    let symbols = first["symbols"].as_u64().unwrap();
+    assert!(symbols >= 10, "{first}");
 
     let second = index(ws.path(), cache.path());
     assert_eq!(second["filesRead"], 0, "{second}");
     assert_eq!(second["files"], first["files"]);
     assert_eq!(second["chunks"], first["chunks"]);
+    assert_eq!(second["symbols"], first["symbols"]);
 
     // One file changed: only it is read. One deleted: it is gone, nothing read.
     let config = ws.path().join("src/config.rs");
@@ -152,6 +155,11 @@ fn the_index_survives_a_restart_and_reads_only_what_changed() {
     date_back(&config);
     let third = index(ws.path(), cache.path());
     assert_eq!(third["filesRead"], 1, "{third}");
+    assert_eq!(
+        third["symbols"],
+        symbols + 1,
+        "one definition added: {third}"
+    );
     std::fs::remove_file(ws.path().join("docs/notes.md")).unwrap();
     let fourth = index(ws.path(), cache.path());
     assert_eq!(fourth["filesRead"], 0, "{fourth}");

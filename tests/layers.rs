@@ -3,7 +3,8 @@
 //! This test reads the sources and fails when a module reaches against that direction,
 //! when LSP types, ACP types or HTTP leak out of the layers that own them, when the
 //! index or the workspace layer writes where it must not (acp/ writes only through its
-//! client), or when tantivy is used outside `index/`.
+//! client), when tantivy is used outside `index/`, or when `syntax/` (pure: text in,
+//! definitions out) touches the disk or tree-sitter is used outside it.
 
 use std::path::{Path, PathBuf};
 
@@ -52,9 +53,11 @@ const MAY_USE: &[(&str, &[&str])] = &[
     ),
     ("agent", &["tools", "index", "workspace", "providers"]),
     // `providers` only for `ToolSpec`, the plain schema type both sides share.
-    ("tools", &["index", "workspace", "providers"]),
-    ("index", &["workspace"]),
+    ("tools", &["index", "workspace", "providers", "syntax"]),
+    ("index", &["workspace", "syntax"]),
     ("workspace", &[]),
+    // Pure: text and a language in, definitions out.
+    ("syntax", &[]),
     ("providers", &[]),
     ("text", &[]),
 ];
@@ -68,6 +71,7 @@ const LAYERS: &[&str] = &[
     "tools",
     "index",
     "workspace",
+    "syntax",
     "providers",
     "text",
 ];
@@ -289,5 +293,39 @@ fn only_the_index_uses_tantivy() {
         found.is_empty(),
         "tantivy outside index/:\n{}",
         found.join("\n")
+    );
+}
+
+#[test]
+fn the_syntax_layer_touches_no_disk_and_owns_tree_sitter() {
+    // Text in, definitions out: no file, no program, no connection.
+    let mut needles = vec!["std::fs", "File::", "OpenOptions", "std::env", "std::net"];
+    needles.extend(WRITES);
+    needles.extend(RUNS_OR_CONNECTS);
+    let found = lines_containing("syntax", &needles);
+    assert!(
+        found.is_empty(),
+        "syntax/ must not touch the disk, run or connect:\n{}",
+        found.join("\n")
+    );
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut outside = Vec::new();
+    for file in &files {
+        if layer_of(&src, file).as_deref() == Some("syntax") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in code_lines(&text) {
+            if line.contains("tree_sitter") {
+                outside.push(format!("{}:{number}: {}", file.display(), line.trim()));
+            }
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "tree-sitter outside syntax/:\n{}",
+        outside.join("\n")
     );
 }

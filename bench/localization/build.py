@@ -3,11 +3,14 @@
 written.txt (questions we wrote), resolving each fix commit in the fetched mirror.
 
 - an issue's base commit is its fix commit's first parent; its answers are the non-test
-  source files the fix changed (common.is_source), unless its header says `answers=a,b`;
+  source files the fix changed (common.is_source) that exist at the base (a file the fix
+  created is not an answer), unless its header says `answers=a,b`;
 - a written question names its base commit and answers itself; they are checked to exist.
 
 The split is frozen: a question already in questions.json or holdout.json keeps its side.
-New ones (all of them, the first time) are split with a fixed seed, 30% to holdout.json.
+The first time (no question has a side yet) exactly 30% go to holdout.json, sampled with
+random.Random(SEED); a question added later goes there when
+random.Random(f"{SEED}:{id}").random() < 0.3, a coin that depends on its id alone.
 Usage: python3 bench/localization/build.py
 """
 import json
@@ -61,12 +64,17 @@ def issue_questions():
         fix = git(repo, "rev-parse", fix + "^{commit}").strip()
         base = git(repo, "rev-parse", fix + "^1").strip()
         o = opts(fields[4:])
+        at_base = set(git(repo, "ls-tree", "-r", "--name-only", base).split("\n"))
         if "answers" in o:
             answers = o["answers"].split(",")
+            missing = [a for a in answers if a not in at_base]
+            assert not missing, f"{url}: no {missing} at {base[:12]}"
         else:
             changed = git(repo, "diff", "--name-only", base, fix).split()
-            answers = [p for p in changed if is_source(p)]
-        assert answers, f"{url}: the fix changed no source file"
+            # A file the fix created is not in the checkout the question is asked on, so
+            # no ranker could cite it: it is not an answer.
+            answers = [p for p in changed if is_source(p) and p in at_base]
+        assert answers, f"{url}: the fix changed no source file that exists at its base"
         num = url.rstrip("/").rsplit("/", 1)[1]
         yield {
             "id": f"{repo.split('/')[1]}-{num}",

@@ -10,6 +10,10 @@ Usage (from the repository root, after `cargo build --release`):
     options: --limit N (first N questions of each split), --repo OWNER/NAME, --id ID,
              --no-bm25, --binary PATH, --verbose
 
+Metrics: file Acc@1/Acc@5 over distinct cited files, the share of tests/docs among the top
+5, and for real issues "line in def": whether each answer file's first citation
+[line, endLine] holds a line the fix changed (git diff -U0 base fix, base side).
+
 Checkouts go to .tmp/localization/<name>-<commit12> (made once, then reused); results
 to .tmp/localization/results.json. The repositories come from bare mirrors under
 $LOCALIZATION_MIRRORS (default /work/.mirror/OWNER+NAME/repo), which the agent's `fetch`
@@ -77,20 +81,77 @@ def ask_env():
     return env
 
 
+_indexed = set()
+
+
+def ensure_index(binary, workspace):
+    """Brings the checkout's persistent index up to date once per run (`copilot-ls index`),
+    so an ask measures the ranking, not whether the index build beat the ask's 2 s wait
+    for the first refresh (a slow or debug binary would answer from an empty index)."""
+    if (binary, workspace) in _indexed:
+        return
+    r = subprocess.run([binary, "index", "--workspace", workspace], capture_output=True,
+                       text=True, env=ask_env(), timeout=ASK_TIMEOUT_SECS)
+    if r.returncode != 0:
+        raise RuntimeError(f"index exited {r.returncode}: {r.stderr.strip()[:500]}")
+    _indexed.add((binary, workspace))
+
+
 def ask(binary, workspace, question):
-    """The distinct cited files, in order, and the seconds the ask took."""
+    """The distinct cited files in order, each file's first cited [line, endLine], and the
+    seconds the ask took."""
     t = time.monotonic()
     r = subprocess.run([binary, "ask", "--json", "--workspace", workspace, question],
                        capture_output=True, text=True, env=ask_env(), timeout=ASK_TIMEOUT_SECS)
     secs = time.monotonic() - t
     if r.returncode != 0:
         raise RuntimeError(f"ask exited {r.returncode}: {r.stderr.strip()[:500]}")
-    files = []
+    files, spans = [], {}
     for c in json.loads(r.stdout)["citations"]:
         p = c["path"].replace("\\", "/")
         if p not in files:
             files.append(p)
-    return files, secs
+            spans[p] = [c["line"], c.get("endLine", c["line"])]
+    return files, spans, secs
+
+
+# ---- the cited line against the fix -----------------------------------------------------
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.M)
+_changed_cache = {}
+
+
+def changed_lines(repo, base, fix, path):
+    """The base-side lines the fixing commit changed in `path` (from `git diff -U0`
+    hunks): the removed or modified lines; for a pure insertion after line a, lines a
+    and a+1 (the place it went in)."""
+    key = (repo, base, fix, path)
+    if key not in _changed_cache:
+        r = subprocess.run(["git", "--git-dir", mirror_dir(repo), "diff", "-U0", "--no-color",
+                            base, fix, "--", path], capture_output=True, text=True)
+        lines = set()
+        for m in HUNK.finditer(r.stdout if r.returncode == 0 else ""):
+            start, count = int(m.group(1)), int(m.group(2) or "1")
+            if count == 0:
+                lines.update({start, start + 1})
+            else:
+                lines.update(range(start, start + count))
+        _changed_cache[key] = lines
+    return _changed_cache[key]
+
+
+def cited_in_definition(q, files, spans):
+    """For a real issue: per answer file among the top 5, whether that file's first
+    citation [line, endLine] holds a line the fix changed. None for written questions."""
+    if not q.get("fix"):
+        return None
+    out = []
+    for f in files[:5]:
+        if f in q["answers"]:
+            changed = changed_lines(q["repo"], q["base"], q["fix"], f)
+            line, end = spans[f]
+            out.append(any(line <= n <= end for n in changed))
+    return out
 
 
 # ---- plain BM25 over whole files -------------------------------------------------------
@@ -174,8 +235,14 @@ def summarize(rows, key):
     if not n:
         return None
     places = sum(r[key]["top5"] for r in rows)
+    cited = [hit for r in rows for hit in (r.get("cited_in_def") or [])] if key == "ours" else []
+    # How long the cited ranges are (a whole-file range would contain any change).
+    spans = sorted(e - s + 1 for r in rows for s, e in (r.get("ours_spans") or {}).values())
     return {
         "n": n,
+        "median_cited_lines": spans[len(spans) // 2] if spans else None,
+        "cited_in_def": (sum(cited) / len(cited)) if cited else None,
+        "cited_pairs": len(cited),
         "acc1": sum(r[key]["acc1"] for r in rows) / n,
         "acc5": sum(r[key]["acc5"] for r in rows) / n,
         "top5_non_source": (sum(r[key]["top5_non_source"] for r in rows) / places) if places else 0.0,
@@ -183,8 +250,9 @@ def summarize(rows, key):
 
 
 def table(groups, with_bm25):
-    head = "| split | kind | n | ours Acc@1 | ours Acc@5 | ours top-5 tests/docs |"
-    line = "| --- | --- | ---: | ---: | ---: | ---: |"
+    head = ("| split | kind | n | ours Acc@1 | ours Acc@5 | ours top-5 tests/docs "
+            "| ours line in def (pairs) | ours median cited lines |")
+    line = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     if with_bm25:
         head += " BM25 Acc@1 | BM25 Acc@5 | BM25 top-5 tests/docs |"
         line += " ---: | ---: | ---: |"
@@ -192,7 +260,9 @@ def table(groups, with_bm25):
     for (split, kind), rows in groups:
         o = summarize(rows, "ours")
         cells = [split, kind, str(o["n"]), f"{o['acc1']:.3f}", f"{o['acc5']:.3f}",
-                 f"{o['top5_non_source']:.2f}"]
+                 f"{o['top5_non_source']:.2f}",
+                 f"{o['cited_in_def']:.3f} ({o['cited_pairs']})" if o["cited_pairs"] else "—",
+                 str(o["median_cited_lines"]) if o["median_cited_lines"] is not None else "—"]
         if with_bm25:
             b = summarize(rows, "bm25")
             cells += [f"{b['acc1']:.3f}", f"{b['acc5']:.3f}", f"{b['top5_non_source']:.2f}"]
@@ -226,13 +296,16 @@ def main():
     for i, (split, q) in enumerate(todo, 1):
         ws = checkout(q["repo"], q["base"])
         try:
-            ours, secs = ask(a.binary, ws, q["question"])
+            ensure_index(a.binary, ws)
+            ours, spans, secs = ask(a.binary, ws, q["question"])
         except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
             print(f"{q['id']}: {e}", file=sys.stderr)
-            ours, secs = [], None
+            ours, spans, secs = [], {}, None
         row = {"id": q["id"], "split": split, "kind": q["kind"], "repo": q["repo"],
-               "answers": q["answers"], "ours_files": ours[:10], "ask_secs": secs,
-               "ours": score(ours, q["answers"])}
+               "answers": q["answers"], "ours_files": ours[:10],
+               "ours_spans": {f: spans[f] for f in ours[:5]}, "ask_secs": secs,
+               "ours": score(ours, q["answers"]),
+               "cited_in_def": cited_in_definition(q, ours, spans)}
         if not a.no_bm25:
             if ws not in bm25_cache:
                 bm25_cache.clear()  # one checkout's index at a time keeps memory small
@@ -243,7 +316,10 @@ def main():
         rows.append(row)
         if a.verbose:
             mark = "1" if row["ours"]["acc1"] else ("5" if row["ours"]["acc5"] else "-")
-            print(f"[{i}/{len(todo)}] {mark} {q['id']} -> {', '.join(ours[:5])}", file=sys.stderr)
+            cited = "".join("L" if c else "l" for c in row["cited_in_def"] or [])
+            print(f"[{i}/{len(todo)}] {mark}{cited} {q['id']} -> "
+                  f"{', '.join(f'{f}:{spans[f][0]}-{spans[f][1]}' for f in ours[:5])}",
+                  file=sys.stderr)
     groups = []
     for split in splits + (["all"] if len(splits) > 1 else []):
         in_split = [r for r in rows if split == "all" or r["split"] == split]
@@ -268,7 +344,7 @@ def main():
     if timed:
         timed.sort()
         print(f"\nask: median {timed[len(timed) // 2]:.2f} s, max {timed[-1]:.2f} s "
-              f"(includes the index build of each checkout); {time.monotonic() - started:.0f} s in all")
+              f"(the checkout's index built beforehand by `copilot-ls index`); {time.monotonic() - started:.0f} s in all")
     result = {
         "binary": a.binary,
         "summary": {f"{s}/{k}": {"ours": summarize(rs, "ours"),

@@ -11,6 +11,7 @@ pub mod index;
 pub mod lsp;
 pub mod providers;
 pub mod session;
+pub mod syntax;
 pub mod text;
 pub mod tools;
 pub mod workspace;

@@ -364,6 +364,31 @@ def test_tools_read_unsaved_text_through_the_client(workspace, fake_dir):
     assert "a - b" not in result
 
 
+def test_file_outline_reads_unsaved_text_through_the_client(workspace, fake_dir):
+    fake = FakeProvider([
+        turn("", ("call-1", "file_outline", {"path": "src/lib.rs"})),
+        turn("Outlined."),
+    ], fake_dir)
+    lib = str(workspace / "src" / "lib.rs")
+
+    async def body():
+        client = EditorClient()
+        client.buffers[lib] = "pub struct Unsaved;\n\nimpl Unsaved {\n    pub fn marker(&self) {}\n}\n"
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize(read=True)
+            session = await agent.new_session()
+            await agent.prompt(session, text_block("Outline lib.rs"))
+        return client
+
+    try:
+        client = run(body())
+    finally:
+        fake.stop()
+    assert lib in client.reads
+    result = [m for m in fake.messages(1) if m["role"] == "tool"][0]["content"]
+    assert result == "1-1 struct Unsaved\n3-5 impl Unsaved\n  4-4 fn marker\n", result
+
+
 def test_a_provider_error_fails_the_prompt_and_the_agent_keeps_serving(workspace, fake_dir):
     fake = FakeProvider([
         {"status": 401, "body": {"error": {"message": "bad key sk-test-not-a-real-key"}}},

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::index::RetrievalHit;
+use crate::index::{RetrievalHit, RetrievalIndex};
 use crate::providers::{
     AssistantTurn, ChatModel, ChatRequest, FinishReason, Message, ProviderError, StreamEvent,
     ToolCall, ToolResult, Usage,
@@ -123,6 +123,8 @@ pub struct AgentOutcome {
 pub struct Agent<'a> {
     pub model: Option<Arc<dyn ChatModel>>,
     pub workspace: &'a Workspace,
+    /// The workspace index, for the tools that answer from it (`find_symbol`).
+    pub index: Option<RetrievalIndex>,
     pub settings: AgentSettings,
     /// Receives what the ask does as it happens (text, tool calls started and finished).
     pub events: EventSink<'a>,
@@ -374,8 +376,9 @@ impl Agent<'_> {
             .into_iter()
             .map(|call| {
                 let workspace = self.workspace.clone();
+                let index = self.index.clone();
                 tokio::task::spawn_blocking(move || {
-                    tools::run(&call.name, &call.arguments, &workspace)
+                    tools::run_with_index(&call.name, &call.arguments, &workspace, index.as_ref())
                 })
             })
             .collect();

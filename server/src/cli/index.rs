@@ -37,9 +37,10 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
     if let Location::Memory(reason) = index.location() {
         eprintln!("copilot-ls: the index was built in memory only: {reason}");
     }
-    let (files, chunks, bytes) = (
+    let (files, chunks, symbols, bytes) = (
         index.file_count(),
         index.chunk_count(),
+        index.symbol_count(),
         index.bytes_on_disk(),
     );
     let mut stdout = std::io::stdout().lock();
@@ -47,8 +48,7 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
         let result = serde_json::json!({
             "files": files,
             "chunks": chunks,
-            // Symbols (definitions from a parser) are not indexed yet.
-            "symbols": 0,
+            "symbols": symbols,
             "filesRead": report.files_read,
             "seconds": seconds,
             "bytes": bytes,
@@ -61,7 +61,7 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
         };
         writeln!(
             stdout,
-            "{files} files, {chunks} chunks, 0 symbols\n{} files read in {seconds:.2} s\n{bytes} bytes on disk at {location}",
+            "{files} files, {chunks} chunks, {symbols} symbols\n{} files read in {seconds:.2} s\n{bytes} bytes on disk at {location}",
             report.files_read
         )
     };

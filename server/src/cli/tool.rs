@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::index::{cache_dir_from_env, Bounds, RetrievalIndex};
 use crate::tools;
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
@@ -22,7 +23,14 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>) -> ExitCode 
         }
     };
     let workspace = Workspace::new(sandbox, Arc::new(NoDocuments));
-    let output = tools::run(name, arguments, &workspace);
+    // A tool that answers from the workspace index gets it as a server would have it:
+    // the persistent one, brought up to date (only changed files are read).
+    let index = tools::uses_index(name).then(|| {
+        let index = RetrievalIndex::open(workspace.clone(), cache_dir_from_env().as_deref());
+        index.refresh(Bounds::from_env(), &|_| {});
+        index
+    });
+    let output = tools::run_with_index(name, arguments, &workspace, index.as_ref());
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(output.text.as_bytes());
     if !output.text.ends_with('\n') {

@@ -1,15 +1,19 @@
-//! One file → its index documents: chunks around definitions (`chunk.rs`), each
-//! tokenized into body terms, doc comment lines and definition names, plus the file
-//! document with the set of the file's terms and its disk stamp.
+//! One file → its index documents: chunks around definitions (`chunk.rs`; at the
+//! definitions `syntax/` parses for the languages it knows), each tokenized into body
+//! terms, doc comment lines and definition names, the file's symbol document
+//! (`symbol_table.rs`), and the file document with the set of the file's terms and
+//! its disk stamp.
 
 use rustc_hash::FxHashSet;
 use tantivy::schema::Term;
 use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::TantivyDocument;
 
-use super::chunk::{chunk_file, Definition};
+use super::chunk::{chunk_at_definitions, chunk_file, Definition, DefinitionStart};
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
+use super::symbol_table;
 use super::tokenizer::WordCache;
+use crate::syntax::{self, Symbol, SymbolKind};
 
 /// What tells whether a file on disk changed since it was indexed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,6 +27,8 @@ pub struct FileStamp {
     /// xxh3 of the content.
     pub hash: u64,
     pub chunks: u64,
+    /// Definitions found by `syntax/`.
+    pub symbols: u64,
     /// Indexed as text (false: binary or too large; remembered so it is not read again).
     pub text: bool,
 }
@@ -50,8 +56,16 @@ pub fn analyze(
     let mut file_terms: FxHashSet<String> = FxHashSet::default();
     if let Some(text) = text {
         let lines = split_lines(text);
-        let markdown = is_markdown(path);
-        let chunked = chunk_file(&lines, markdown);
+        // A parse that fails (too large, too slow) falls back to the line-based chunks.
+        let symbols = syntax::symbols_for_path(path, text).and_then(Result::ok);
+        let chunked = match &symbols {
+            Some(symbols) => chunk_at_definitions(&lines, definition_starts(symbols)),
+            None => chunk_file(&lines, is_markdown(path)),
+        };
+        if let Some(symbols) = symbols.filter(|s| !s.is_empty()) {
+            stamp.symbols = symbols.len() as u64;
+            documents.push(symbol_table::document(fields, path, &symbols));
+        }
         for span in &chunked.chunks {
             let range = span.start_line..span.end_line;
             // The body goes to tantivy as text, tokenized there by the same tokenizer:
@@ -122,12 +136,32 @@ pub fn analyze(
     file.add_u64(fields.hash, stamp.hash);
     file.add_u64(fields.chunks, stamp.chunks);
     file.add_u64(fields.text, u64::from(stamp.text));
+    file.add_u64(fields.symbols, stamp.symbols);
     documents.push(file);
     AnalyzedFile {
         path: path.to_string(),
         stamp,
         documents,
     }
+}
+
+/// Where each definition's chunk starts: at its doc comment, attributes or decorators.
+fn definition_starts(symbols: &[Symbol]) -> Vec<DefinitionStart> {
+    symbols
+        .iter()
+        .map(|symbol| DefinitionStart {
+            start_line: symbol.doc_line,
+            line: symbol.line,
+            definition: Definition {
+                name: symbol.name.clone(),
+                // What a hit shows: the name, or `impl Display for TokenBucket`.
+                symbol: match symbol.kind {
+                    SymbolKind::Impl => symbol.label.clone(),
+                    _ => symbol.name.clone(),
+                },
+            },
+        })
+        .collect()
 }
 
 /// The terms that delete every document of `path`, chunks and file.

@@ -1,4 +1,6 @@
-//! Cutting a file into chunks around definitions, language-agnostically.
+//! Cutting a file into chunks around definitions: at the definitions its parser found
+//! (`chunk_at_definitions`, for the languages `syntax/` knows) or, for other text,
+//! language-agnostically from the lines (`chunk_file`, described below).
 //!
 //! A chunk starts at a definition line (`fn`, `struct`, `class`, `def`, `function`,
 //! `interface`, …, or a Markdown heading) together with the comments and attributes
@@ -104,7 +106,70 @@ pub fn chunk_file(lines: &[&str], markdown: bool) -> ChunkedFile {
         }
         starts.push((start, i, definition));
     }
+    cut(lines, starts, doc_lines, markdown)
+}
 
+/// A definition found by its syntax (`syntax/`): the first line of its doc comment,
+/// attributes or decorators, and its defining line (0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefinitionStart {
+    pub start_line: usize,
+    pub line: usize,
+    pub definition: Definition,
+}
+
+/// Splits a file into chunks at definitions its parser found, instead of guessing them
+/// from the lines: each chunk starts at a definition's doc comment. Definitions
+/// starting inside the previous one's doc comment or on its line share its chunk.
+pub fn chunk_at_definitions(lines: &[&str], mut definitions: Vec<DefinitionStart>) -> ChunkedFile {
+    let kinds = classify_lines(lines, false);
+    let mut doc_lines: Vec<bool> = kinds.iter().map(|k| *k == LineKind::DocComment).collect();
+    definitions.retain(|d| d.line < lines.len());
+    definitions.sort_by_key(|d| (d.start_line, d.line));
+    let mut starts: Vec<(usize, usize, Definition)> = Vec::new();
+    // Definitions that share a chunk start with an earlier one, by defining line.
+    let mut riders: Vec<(usize, Definition)> = Vec::new();
+    for found in definitions {
+        let start = found.start_line.min(found.line);
+        match starts.last() {
+            Some((_, last_line, _)) if start <= *last_line => {
+                riders.push((found.line, found.definition));
+            }
+            _ => {
+                // The comments between the doc start and the definition are its doc.
+                for (offset, kind) in kinds[start..found.line].iter().enumerate() {
+                    if *kind == LineKind::Comment {
+                        doc_lines[start + offset] = true;
+                    }
+                }
+                starts.push((start, found.line, found.definition));
+            }
+        }
+    }
+    let mut chunked = cut(lines, starts, doc_lines, false);
+    for (line, definition) in riders {
+        let chunk = chunked
+            .chunks
+            .iter_mut()
+            .find(|c| c.start_line <= line && line < c.end_line);
+        if let Some(chunk) = chunk {
+            if chunk.symbol.is_none() {
+                chunk.symbol = Some(definition.symbol.clone());
+            }
+            chunk.definitions.push(definition);
+        }
+    }
+    chunked
+}
+
+/// Cuts the file into chunks at `starts` (chunk start, definition line, definition;
+/// in order), merging tiny neighbours and windowing long bodies.
+fn cut(
+    lines: &[&str],
+    starts: Vec<(usize, usize, Definition)>,
+    doc_lines: Vec<bool>,
+    markdown: bool,
+) -> ChunkedFile {
     let test_ranges = if markdown {
         Vec::new()
     } else {
@@ -597,6 +662,61 @@ mod tests {
 
     fn def(line: &str) -> Option<String> {
         definition_on_line(line).map(|d| d.symbol)
+    }
+
+    fn start(start_line: usize, line: usize, name: &str) -> DefinitionStart {
+        DefinitionStart {
+            start_line,
+            line,
+            definition: Definition {
+                name: name.to_string(),
+                symbol: name.to_string(),
+            },
+        }
+    }
+
+    #[test]
+    fn chunks_start_at_parsed_definitions_with_their_doc_comments() {
+        let mut lines = vec!["import os", "", "# Helper.", "@cache", "def helper():"];
+        lines.extend(["    pass"; 8]);
+        lines.extend(["", "class A: x = 1; y = 2", "    def f(self): pass"]);
+        lines.extend(["    # body"; 8]);
+        let chunked = chunk_at_definitions(
+            &lines,
+            vec![
+                start(2, 4, "helper"),
+                start(14, 14, "A"),
+                // On the class's line: rides in its chunk.
+                start(14, 14, "x"),
+                start(15, 15, "f"),
+                // Past the end: dropped.
+                start(99, 99, "ghost"),
+            ],
+        );
+        let spans: Vec<(usize, usize, Option<&str>, Vec<&str>)> = chunked
+            .chunks
+            .iter()
+            .map(|c| {
+                (
+                    c.start_line,
+                    c.end_line,
+                    c.symbol.as_deref(),
+                    c.definitions.iter().map(|d| d.name.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            // The two-line header is too small for a chunk of its own, and so is the
+            // class's first line: each joins the chunk after it.
+            [
+                (0, 13, Some("helper"), vec!["helper"]),
+                (14, 24, Some("A"), vec!["A", "f", "x"]),
+            ]
+        );
+        // The comment above the decorator is documentation of `helper`.
+        assert!(chunked.doc_lines[2]);
+        assert!(!chunked.doc_lines[16]);
     }
 
     #[test]

@@ -9,11 +9,14 @@
 //! - `tokenize`: words → terms (identifier splitting, stemming, stop words), and
 //!   `tokenizer`: the same as a tantivy tokenizer.
 //! - `chunk`: a file → chunks around definitions, with their doc comments.
-//! - `schema`, `analyze`: the documents of a file.
+//! - `schema`, `analyze`: the documents of a file; `symbol_table`: its definitions
+//!   (from `syntax/`) and the prefix lookup over them.
 //! - `store`: where the index lives, opening it, rebuilding a bad one.
 //! - `build`: reconciling with the disk, in batches, with progress.
+//! - `query`: reading the question: identifiers, paths, traceback frames, code blocks,
+//!   what it is about; weighted terms.
 //! - `search`, `rank`: tantivy's BM25 for candidates, then definition, doc, path,
-//!   coverage and file-kind signals.
+//!   coverage, named-symbol, mentioned-path and file-kind signals.
 //!
 //! Invariants: no file text is held in memory (hits read their lines from the editor or
 //! the disk when asked); it writes only under the cache dir; a broken index is rebuilt,
@@ -22,10 +25,12 @@
 mod analyze;
 mod build;
 mod chunk;
+mod query;
 mod rank;
 mod schema;
 mod search;
 mod store;
+mod symbol_table;
 mod tokenize;
 mod tokenizer;
 
@@ -41,6 +46,7 @@ pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
 pub use self::rank::Ranking;
 use self::schema::Fields;
 pub use self::store::{cache_dir_from_env, Location};
+pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
 use self::tokenizer::WordCache;
 use crate::workspace::read::{looks_binary, read_index_text};
 use crate::workspace::sandbox::{is_refused_name, Sandbox};
@@ -285,6 +291,26 @@ impl RetrievalIndex {
             .collect()
     }
 
+    /// Definitions whose name starts with `prefix` (case-insensitive), in every file
+    /// indexed so far, unordered; read from the index, not the files.
+    pub fn find_symbols(&self, prefix: &str) -> Vec<IndexedSymbol> {
+        let searcher = self.inner.reader.searcher();
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            symbol_table::lookup(&searcher, &self.inner.fields, prefix)
+        }));
+        match found {
+            Ok(Ok(found)) => found,
+            Ok(Err(error)) => {
+                tracing::warn!("symbol lookup failed: {error}");
+                Vec::new()
+            }
+            Err(_) => {
+                tracing::warn!("symbol lookup panicked; the index is likely corrupt");
+                Vec::new()
+            }
+        }
+    }
+
     /// Lines `start..=end` (1-based) of a file as the editor or the disk has it now.
     fn excerpt(&self, path: &str, start: usize, end: usize) -> Option<String> {
         let workspace = &self.inner.workspace;
@@ -310,6 +336,14 @@ impl RetrievalIndex {
         lock(&self.inner.files)
             .values()
             .map(|s| s.chunks as usize)
+            .sum()
+    }
+
+    /// Definitions indexed.
+    pub fn symbol_count(&self) -> usize {
+        lock(&self.inner.files)
+            .values()
+            .map(|s| s.symbols as usize)
             .sum()
     }
 

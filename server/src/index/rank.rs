@@ -10,8 +10,13 @@
 //!   with bounds whatever the chunk says);
 //! - a chunk gains when its *file* contains more of the question's words, since
 //!   answers are usually files that are about the whole question;
-//! - tests, benches, examples, changelogs and docs are demoted unless the question
-//!   asks for them;
+//! - a definition named as the question names an identifier (`write_usage`,
+//!   `HelpFormatter`, a traceback frame's function) is lifted, by how rare that name is;
+//! - a file the question names (a traceback frame, `src/a.rs:40`, a source URL) is
+//!   lifted, by how much of its path matches and how many files match as well;
+//! - tests, benches, examples, changelogs, docs, vendored and generated files are
+//!   demoted unless the question is about them (`query.rs` decides that from explicit
+//!   signals, so "my test fails" in a bug report does not lift tests);
 //! - results are spread over files, since five chunks of one file hide the
 //!   second-best file.
 //!
@@ -23,7 +28,8 @@
 use std::collections::HashMap;
 
 use super::chunk::Definition;
-use super::tokenize::{for_each_term, stem, QueryTerm};
+use super::query::{name_key, About, ParsedQuestion, PathRef, Source};
+use super::tokenize::{for_each_term, QueryTerm};
 
 /// Which scoring to use. `PlainBm25` exists to measure the tuned ranker against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +50,11 @@ pub enum FileKind {
     Docs,
     /// Manifests, lock files, licenses, editor and CI configuration.
     Meta,
+    /// Someone else's code copied in (`vendor/`, `third_party/`, `node_modules/`).
+    Vendored,
+    /// Made by a tool (`*.min.js`, `*_pb2.py`, `*.pb.go`, `dist/`): its source is
+    /// elsewhere, and that is what answers.
+    Generated,
 }
 
 impl FileKind {
@@ -55,6 +66,43 @@ impl FileKind {
         let dirs = &dirs[..dirs.len() - 1];
         let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
 
+        if in_dir(&[
+            "vendor",
+            "vendored",
+            "third_party",
+            "thirdparty",
+            "third-party",
+            "3rdparty",
+            "node_modules",
+            "bower_components",
+            "site-packages",
+        ]) {
+            return FileKind::Vendored;
+        }
+        // Minified files, protobuf and other generated code, and bundles built from
+        // the sources (UMD/ESM builds of a JavaScript library).
+        if name.contains(".min.")
+            || name.contains(".umd.")
+            || name.contains(".esm.")
+            || name.contains(".bundle.")
+            || name.contains(".pb.")
+            || name.contains(".generated.")
+            || name.ends_with(".g.dart")
+            || stem.ends_with("_pb2")
+            || stem.ends_with("_pb2_grpc")
+            || stem.ends_with("_generated")
+            || name.ends_with(".map")
+            || in_dir(&["dist", "__generated__"])
+        {
+            return FileKind::Generated;
+        }
+        // CI, issue templates, editor settings: configuration whatever their extension.
+        if dirs
+            .iter()
+            .any(|d| matches!(*d, ".github" | ".gitlab" | ".circleci" | ".vscode"))
+        {
+            return FileKind::Meta;
+        }
         if matches!(
             stem,
             "changelog" | "changes" | "history" | "news" | "releases" | "release-notes"
@@ -119,6 +167,11 @@ struct Params {
     /// A chunk defining something whose name is made only of the question's words
     /// (`fn refill` for "how are tokens refilled?") is multiplied by `1 + name_weight`.
     name_weight: f32,
+    /// A chunk defining an identifier the question names is multiplied by up to
+    /// `1 + named_weight` (by the identifier's source and rarity).
+    named_weight: f32,
+    /// A chunk of a file the question names is multiplied by up to `1 + path_ref_weight`.
+    path_ref_weight: f32,
 }
 
 const TUNED: Params = Params {
@@ -130,6 +183,8 @@ const TUNED: Params = Params {
     coverage_weight: 1.0,
     same_file_decay: 0.5,
     name_weight: 0.3,
+    named_weight: 2.0,
+    path_ref_weight: 3.0,
 };
 
 const PLAIN: Params = Params {
@@ -141,6 +196,8 @@ const PLAIN: Params = Params {
     coverage_weight: 0.0,
     same_file_decay: 1.0,
     name_weight: 0.0,
+    named_weight: 0.0,
+    path_ref_weight: 0.0,
 };
 
 /// What the question asks for beyond code, which lifts the matching demotion.
@@ -154,21 +211,23 @@ struct Intent {
 }
 
 impl Intent {
-    fn of(terms: &[String]) -> Intent {
-        let asks = |words: &[&str]| words.iter().any(|w| terms.contains(&stem(w)));
+    /// From the parsed question, and: it names a test that exists (a definition in a
+    /// test file among the candidates is named like one of its test-shaped names).
+    fn of(about: About, test_names: &[String], candidates: &[Candidate]) -> Intent {
+        let keys: Vec<String> = test_names.iter().filter_map(|n| name_key(n)).collect();
+        let names_a_test = !keys.is_empty()
+            && candidates.iter().any(|c| {
+                (c.in_test_module || FileKind::of_path(&c.path) == FileKind::Test)
+                    && c.definitions
+                        .iter()
+                        .any(|d| name_key(&d.name).is_some_and(|k| keys.contains(&k)))
+            });
         Intent {
-            tests: asks(&["test", "tests", "testing", "unittest", "spec"]),
-            benches: asks(&["bench", "benchmark", "benchmarks"]),
-            examples: asks(&["example", "examples", "sample"]),
-            changelog: asks(&[
-                "changelog",
-                "changed",
-                "changes",
-                "release",
-                "releases",
-                "history",
-            ]),
-            docs: asks(&["readme", "docs", "documentation", "guide", "tutorial"]),
+            tests: about.tests || names_a_test,
+            benches: about.benches,
+            examples: about.examples,
+            changelog: about.changelog,
+            docs: about.docs,
         }
     }
 
@@ -195,6 +254,8 @@ impl Intent {
             FileKind::Test | FileKind::Bench => 0.4,
             FileKind::Changelog => 0.3,
             FileKind::Meta => 0.3,
+            FileKind::Vendored => 0.4,
+            FileKind::Generated => 0.3,
         }
     }
 }
@@ -222,6 +283,9 @@ pub struct Candidate {
 #[derive(Debug, Clone)]
 pub struct TermStats {
     pub term: QueryTerm,
+    /// How much the question leans on it (`query.rs`): 1 for a prose word, more for an
+    /// identifier it names, less for a plain word inside its code.
+    pub weight: f32,
     /// Chunks holding it.
     pub chunk_df: u64,
     /// Files whose path holds it.
@@ -239,6 +303,8 @@ pub struct Corpus {
     pub all_terms: Vec<TermStats>,
     /// The terms found in some chunk, at most 64 so a file's terms fit a bitmask.
     pub terms: Vec<TermStats>,
+    /// The question as parsed: its identifiers, paths and what it is about.
+    pub parsed: ParsedQuestion,
 }
 
 /// A candidate (by position) and its final score.
@@ -262,27 +328,27 @@ pub fn rank(
     if limit == 0 || corpus.chunks == 0 || corpus.terms.is_empty() {
         return Vec::new();
     }
-    let texts: Vec<String> = corpus
-        .all_terms
-        .iter()
-        .map(|t| t.term.text.clone())
-        .collect();
-    let intent = Intent::of(&texts);
-    let idf = |n: f32, df: f32| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+    let parsed = &corpus.parsed;
+    let intent = Intent::of(parsed.about, &parsed.test_names, candidates);
     let files = corpus.files as f32;
     // A term may be only in paths ("tests"): it still earns the path bonus.
     let path_idf: Vec<(&str, f32)> = corpus
         .all_terms
         .iter()
         .filter(|t| t.file_df > 0)
-        .map(|t| (t.term.text.as_str(), idf(files, t.file_df as f32)))
+        .map(|t| {
+            (
+                t.term.text.as_str(),
+                t.weight * idf(files, t.file_df as f32),
+            )
+        })
         .collect();
     let n = corpus.chunks as f32;
     let avg_len = (corpus.total_len as f32 / n).max(1.0);
     let term_idf: Vec<f32> = corpus
         .terms
         .iter()
-        .map(|t| idf(n, t.chunk_df as f32))
+        .map(|t| t.weight * idf(n, t.chunk_df as f32))
         .collect();
     let word_idf_total: f32 = corpus
         .terms
@@ -295,11 +361,21 @@ pub fn rank(
     // `TokenBucket` also yields.
     let words: Vec<&str> = corpus.terms.iter().map(|t| t.term.text.as_str()).collect();
     // A question about tests or changes is answered by that kind of file, not by the
-    // definition it names.
-    let name_weight = if intent.asks_for_a_kind() {
+    // definition it names. In a long report almost any short name is made of its words.
+    let name_weight = if intent.asks_for_a_kind() || parsed.is_long() {
         0.0
     } else {
         params.name_weight
+    };
+    let named = if ranking == Ranking::Tuned {
+        named_keys(corpus)
+    } else {
+        Vec::new()
+    };
+    let path_refs = if ranking == Ranking::Tuned {
+        PathMatches::new(&parsed.paths, candidates)
+    } else {
+        PathMatches::default()
     };
     let mut scored: Vec<Scored> = candidates
         .iter()
@@ -317,7 +393,8 @@ pub fn rank(
                 let norm = params.k1 * (1.0 - params.b + params.b * candidate.len as f32 / avg_len);
                 bm25 += idf * tf * (params.k1 + 1.0) / (tf + norm);
             }
-            if !matched {
+            let path_ref = path_refs.strength(candidate);
+            if !matched && path_ref == 0.0 {
                 return None;
             }
             if ranking == Ranking::PlainBm25 {
@@ -350,6 +427,8 @@ pub fn rank(
             let score = (bm25 + params.path_weight * path_bonus)
                 * (1.0 + params.coverage_weight * coverage)
                 * (1.0 + name_weight * name_match(&candidate.definitions, &words))
+                * (1.0 + params.named_weight * named_strength(&candidate.definitions, &named))
+                * (1.0 + params.path_ref_weight * path_ref)
                 * intent.factor(kind, candidate.in_test_module);
             Some(Scored {
                 candidate: position,
@@ -365,6 +444,139 @@ pub fn rank(
         })
     });
     diversify(candidates, scored, limit, params.same_file_decay)
+}
+
+/// BM25's inverse document frequency of a term in `df` of `n` documents.
+pub fn idf(n: f32, df: f32) -> f32 {
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// The identifiers the question names as code (not plain prose words), by their
+/// [`name_key`], each with a strength in 0..=1: its source's weight relative to the
+/// strongest, times its rarity (its whole-name term's IDF over the largest possible).
+/// `convert` in backticks names less than `write_usage` does, since many things
+/// define a `convert`.
+fn named_keys(corpus: &Corpus) -> Vec<(String, f32)> {
+    let n = corpus.chunks as f32;
+    let max_idf = idf(n, 1.0).max(f32::EPSILON);
+    let mut out: Vec<(String, f32)> = Vec::new();
+    for identifier in &corpus.parsed.identifiers {
+        if identifier.source < Source::Code {
+            continue;
+        }
+        let Some(key) = name_key(&identifier.name) else {
+            continue;
+        };
+        let Some(stats) = corpus.all_terms.iter().find(|t| t.term.text == key) else {
+            continue;
+        };
+        if stats.chunk_df == 0 {
+            continue;
+        }
+        let source = match identifier.source {
+            Source::Named | Source::Frame => 1.0,
+            _ => 0.5,
+        };
+        let strength = source * idf(n, stats.chunk_df as f32) / max_idf;
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, s)) => *s = s.max(strength),
+            None => out.push((key, strength)),
+        }
+    }
+    out
+}
+
+/// The strongest named identifier one of the chunk's definitions is named as.
+fn named_strength(definitions: &[Definition], named: &[(String, f32)]) -> f32 {
+    if named.is_empty() {
+        return 0.0;
+    }
+    definitions
+        .iter()
+        .filter_map(|d| name_key(&d.name))
+        .filter_map(|key| named.iter().find(|(k, _)| *k == key).map(|(_, s)| *s))
+        .fold(0.0, f32::max)
+}
+
+/// How well each candidate's file matches the paths the question names.
+#[derive(Default)]
+struct PathMatches<'a> {
+    refs: Vec<(&'a PathRef, Vec<String>)>,
+    /// Per ref: how many distinct candidate files match it with each number of
+    /// trailing components (index = components).
+    ambiguity: Vec<Vec<usize>>,
+}
+
+impl<'a> PathMatches<'a> {
+    fn new(refs: &'a [PathRef], candidates: &[Candidate]) -> PathMatches<'a> {
+        let refs: Vec<(&PathRef, Vec<String>)> = refs
+            .iter()
+            .map(|r| {
+                (
+                    r,
+                    r.path
+                        .to_lowercase()
+                        .split('/')
+                        .map(str::to_string)
+                        .collect(),
+                )
+            })
+            .collect();
+        let mut files: Vec<&str> = candidates.iter().map(|c| c.path.as_str()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let ambiguity = refs
+            .iter()
+            .map(|(_, parts)| {
+                let mut counts = vec![0usize; parts.len() + 1];
+                for file in &files {
+                    counts[common_suffix(parts, file)] += 1;
+                }
+                counts
+            })
+            .collect();
+        PathMatches { refs, ambiguity }
+    }
+
+    /// 0..=1: 1 when the candidate's file is the only one matching a named path in all
+    /// its components (or in two, for a path that is longer than the workspace's, such
+    /// as a traceback's `site-packages/pkg/mod.py`); less when only the file name
+    /// matches or several files match as well. A named line inside the chunk adds a
+    /// little (the line may have moved since).
+    fn strength(&self, candidate: &Candidate) -> f32 {
+        let mut best: f32 = 0.0;
+        for ((path_ref, parts), counts) in self.refs.iter().zip(&self.ambiguity) {
+            let matched = common_suffix(parts, &candidate.path);
+            if matched == 0 {
+                continue;
+            }
+            let depth = if matched >= parts.len().min(2) {
+                1.0
+            } else {
+                0.5
+            };
+            let mut strength = depth / counts[matched].max(1) as f32;
+            if let Some(line) = path_ref.line {
+                let line = line.saturating_sub(1);
+                if candidate.start_line <= line && line < candidate.end_line {
+                    strength *= 1.2;
+                }
+            }
+            best = best.max(strength.min(1.0));
+        }
+        best
+    }
+}
+
+/// How many trailing path components (lowercased) `parts` and `path` share.
+fn common_suffix(parts: &[String], path: &str) -> usize {
+    let lower = path.to_lowercase();
+    parts
+        .iter()
+        .rev()
+        .zip(lower.rsplit('/'))
+        .take_while(|(a, b)| a.as_str() == *b)
+        .count()
 }
 
 /// 1.0 when one of the chunk's definitions is named only with the question's words
@@ -462,9 +674,24 @@ fn diversify(
     out
 }
 
-/// The definition in a chunk that shares most terms with the question, else the
-/// chunk's own symbol.
-pub fn best_symbol(candidate: &Candidate, wanted: &[String]) -> Option<String> {
+/// The definition in a chunk the question names (its strongest named identifier), else
+/// the one sharing most terms with the question, else the chunk's own symbol.
+pub fn best_symbol(candidate: &Candidate, wanted: &[String], corpus: &Corpus) -> Option<String> {
+    // A definition the question names as an identifier wins outright: in a long report
+    // most definitions share some word with it.
+    let named = named_keys(corpus);
+    if let Some((definition, _)) = candidate
+        .definitions
+        .iter()
+        .filter_map(|d| {
+            let key = name_key(&d.name)?;
+            let strength = named.iter().find(|(k, _)| *k == key)?.1;
+            Some((d, strength))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+    {
+        return Some(definition.symbol.clone());
+    }
     let mut best: Option<(usize, &str)> = None;
     for definition in &candidate.definitions {
         let mut overlap = 0;
@@ -514,6 +741,40 @@ mod tests {
         assert_eq!(FileKind::of_path("LICENSE-MIT"), FileKind::Meta);
         // A word inside a file name is not a directory.
         assert_eq!(FileKind::of_path("src/testing.rs"), FileKind::Source);
+        for vendored in [
+            "vendor/github.com/pkg/errors/errors.go",
+            "third_party/zlib/inflate.c",
+            "web/node_modules/left-pad/index.js",
+            "include/spdlog/fmt/bundled/../../vendor/x.h",
+        ] {
+            assert_eq!(
+                FileKind::of_path(vendored),
+                FileKind::Vendored,
+                "{vendored}"
+            );
+        }
+        for generated in [
+            "static/app.min.js",
+            "api/service_pb2.py",
+            "api/service_pb2_grpc.py",
+            "api/service.pb.go",
+            "lib/marked.umd.js",
+            "lib/marked.esm.js",
+            "dist/index.js",
+            "lib/models.g.dart",
+        ] {
+            assert_eq!(
+                FileKind::of_path(generated),
+                FileKind::Generated,
+                "{generated}"
+            );
+        }
+        assert_eq!(FileKind::of_path("src/protobuf.go"), FileKind::Source);
+        assert_eq!(
+            FileKind::of_path(".github/ISSUE_TEMPLATE/bug_report.md"),
+            FileKind::Meta
+        );
+        assert_eq!(FileKind::of_path("src/minimal.js"), FileKind::Source);
     }
 
     const SOURCE: &str = "\

@@ -7,7 +7,12 @@
 //! terms, the symbol, the definitions and whether it sits in a test module.
 //! File documents: the path (`file_path`), the set of the file's terms (`file_words`,
 //! for "how many of the question's words does this file hold"), its path words, and
-//! the stamp that tells whether the disk changed (size, mtime, content hash).
+//! the stamp that tells whether the disk changed (size, mtime, content hash) and how
+//! many chunks and symbols it has.
+//! Symbol documents (one per file with definitions, for the languages `syntax/` knows):
+//! each definition's name, lowercased and whole (`symbol_key`, what `find_symbol`'s
+//! prefix lookup walks in the term dictionary), and the file's symbol records, stored
+//! (`symbol_records`, see `symbol_table.rs`), under the chunk documents' `path`.
 
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STORED,
@@ -16,10 +21,11 @@ use tantivy::schema::{
 
 /// Bump when the schema, the tokenizer or the chunking changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 pub const KIND_CHUNK: &str = "chunk";
 pub const KIND_FILE: &str = "file";
+pub const KIND_SYMBOLS: &str = "symbols";
 
 #[derive(Clone, Copy, Debug)]
 pub struct Fields {
@@ -46,6 +52,20 @@ pub struct Fields {
     pub hash: Field,
     pub chunks: Field,
     pub text: Field,
+    pub symbols: Field,
+    // Symbol documents.
+    pub symbol_key: Field,
+    pub symbol_records: Field,
+}
+
+/// Indexed as given (pre-tokenized), without frequencies or norms: a term is there or not.
+fn present_only() -> TextOptions {
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
+    )
 }
 
 pub fn build() -> (Schema, Fields) {
@@ -84,7 +104,10 @@ pub fn build() -> (Schema, Fields) {
         seen: schema.add_u64_field("seen", number.clone()),
         hash: schema.add_u64_field("hash", number.clone()),
         chunks: schema.add_u64_field("chunks", number.clone()),
-        text: schema.add_u64_field("text", number),
+        text: schema.add_u64_field("text", number.clone()),
+        symbols: schema.add_u64_field("symbols", number),
+        symbol_key: schema.add_text_field("symbol_key", present_only()),
+        symbol_records: schema.add_text_field("symbol_records", STORED),
     };
     (schema.build(), fields)
 }

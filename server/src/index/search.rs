@@ -8,14 +8,23 @@ use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term, TERMINATED};
 
 use super::analyze::decode_definitions;
+use super::query::{self, ParsedQuestion};
 use super::rank::{self, Candidate, Corpus, Ranking, TermStats};
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
-use super::tokenize::query_terms;
+use super::tokenize::for_each_term;
 
 /// How many chunks tantivy hands to the re-ranker. Enough that the signals BM25 does not
 /// see (coverage, names, kinds) can lift a chunk from far down; few enough that reading
 /// them back stays a few milliseconds.
 const CANDIDATES: usize = 300;
+/// Terms whose frequencies are looked up, the heaviest first: a 20 KB report has
+/// thousands, and each costs a dictionary lookup per field and segment.
+const MAX_CONSIDERED_TERMS: usize = 256;
+/// Terms scored (a file's terms are a 64-bit mask), the most valuable first
+/// (weight × rarity), so a long report is searched by its names, not its filler.
+const MAX_TERMS: usize = 64;
+/// Boost of "this chunk's file is the file the question names" among the candidates.
+const PATH_REF_BOOST: f32 = 6.0;
 
 /// A chunk found, before its text is read.
 pub struct Found {
@@ -37,18 +46,27 @@ pub fn search(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let corpus = corpus(searcher, fields, query)?;
+    let parsed = match ranking {
+        Ranking::Tuned => query::parse(query),
+        // The baseline reads the question as plain words, as BM25 always did.
+        Ranking::PlainBm25 => ParsedQuestion {
+            prose: query.to_string(),
+            ..ParsedQuestion::default()
+        },
+    };
+    let corpus = corpus(searcher, fields, parsed)?;
     if corpus.terms.is_empty() || corpus.chunks == 0 {
         return Ok(Vec::new());
     }
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for stats in &corpus.terms {
+        let weight = stats.weight;
         let mut add = |field: Field, boost: f32| {
             let term = Term::from_field_text(field, &stats.term.text);
             let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
             clauses.push((
                 Occur::Should,
-                Box::new(BoostQuery::new(Box::new(query), boost)),
+                Box::new(BoostQuery::new(Box::new(query), boost * weight)),
             ));
         };
         add(fields.body, 1.0);
@@ -56,6 +74,30 @@ pub fn search(
             add(fields.def, 3.0);
             add(fields.doc, 1.0);
             add(fields.path_words, 2.0);
+        }
+    }
+    // The files the question names (a traceback frame, `src/a.rs:40`) must be among the
+    // candidates even when their chunks share few words with it: every word of the
+    // file name in the path.
+    if ranking == Ranking::Tuned {
+        for path in &corpus.parsed.paths {
+            let mut words: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+            for_each_term(path.file_name(), |term| {
+                let term = Term::from_field_text(fields.path_words, term);
+                words.push((
+                    Occur::Must,
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
+                ));
+            });
+            if !words.is_empty() {
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(
+                        Box::new(BooleanQuery::new(words)),
+                        PATH_REF_BOOST,
+                    )),
+                ));
+            }
         }
     }
     let top = searcher.search(
@@ -78,13 +120,13 @@ pub fn search(
                 start_line: candidate.start_line as usize + 1,
                 end_line: candidate.end_line as usize,
                 score: scored.score,
-                symbol: rank::best_symbol(candidate, &wanted),
+                symbol: rank::best_symbol(candidate, &wanted, &corpus),
             }
         })
         .collect())
 }
 
-fn corpus(searcher: &Searcher, fields: &Fields, query: &str) -> tantivy::Result<Corpus> {
+fn corpus(searcher: &Searcher, fields: &Fields, parsed: ParsedQuestion) -> tantivy::Result<Corpus> {
     let df = |field: Field, text: &str| searcher.doc_freq(&Term::from_field_text(field, text));
     let mut corpus = Corpus {
         chunks: df(fields.kind, KIND_CHUNK)?,
@@ -94,22 +136,27 @@ fn corpus(searcher: &Searcher, fields: &Fields, query: &str) -> tantivy::Result<
     for segment in searcher.segment_readers() {
         corpus.total_len += segment.inverted_index(fields.body)?.total_num_tokens();
     }
-    for term in query_terms(query) {
-        let chunk_df = df(fields.body, &term.text)?.max(df(fields.def, &term.text)?);
-        let file_df = df(fields.file_path_words, &term.text)?;
+    let mut weighted = query::weighted_terms(&parsed);
+    // Stable: equal weights keep the question's order.
+    weighted.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+    weighted.truncate(MAX_CONSIDERED_TERMS);
+    for weighted in weighted {
+        let text = &weighted.term.text;
+        let chunk_df = df(fields.body, text)?.max(df(fields.def, text)?);
+        let file_df = df(fields.file_path_words, text)?;
         corpus.all_terms.push(TermStats {
-            term,
+            term: weighted.term,
+            weight: weighted.weight,
             chunk_df,
             file_df,
         });
     }
-    corpus.terms = corpus
-        .all_terms
-        .iter()
-        .filter(|t| t.chunk_df > 0)
-        .take(64)
-        .cloned()
-        .collect();
+    let n = corpus.chunks as f32;
+    let value = |t: &TermStats| t.weight * rank::idf(n, t.chunk_df as f32);
+    let mut found: Vec<&TermStats> = corpus.all_terms.iter().filter(|t| t.chunk_df > 0).collect();
+    found.sort_by(|a, b| value(b).total_cmp(&value(a)));
+    corpus.terms = found.into_iter().take(MAX_TERMS).cloned().collect();
+    corpus.parsed = parsed;
     Ok(corpus)
 }
 

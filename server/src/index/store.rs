@@ -265,6 +265,7 @@ fn load_stamps(index: &Index, fields: Fields) -> Result<FxHashMap<String, FileSt
                         seen: number(fields.seen),
                         hash: number(fields.hash),
                         chunks: number(fields.chunks),
+                        symbols: number(fields.symbols),
                         text: number(fields.text) == 1,
                     },
                 );

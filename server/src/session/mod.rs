@@ -187,6 +187,8 @@ impl Session {
             query.push_str(&focus.path);
         }
         let context = self.retrieve(&workspace, query).await;
+        // Opened by `retrieve`; `find_symbol` answers from it.
+        let index = lock(&self.retrieval).index.clone();
 
         let conversation_id = request
             .conversation_id
@@ -202,6 +204,7 @@ impl Session {
         let agent = Agent {
             model,
             workspace: &workspace,
+            index,
             settings: AgentSettings {
                 max_steps: settings.max_steps,
                 encoding,

@@ -6,7 +6,9 @@
 
 pub mod answer;
 pub mod error;
+pub mod file_outline;
 pub mod find_files;
+pub mod find_symbol;
 pub mod list_directory;
 pub mod list_open_buffers;
 pub mod propose_edit;
@@ -19,6 +21,7 @@ pub mod search_code;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::index::RetrievalIndex;
 use crate::workspace::Workspace;
 
 pub use error::ToolError;
@@ -81,11 +84,29 @@ pub fn names() -> Vec<String> {
 /// Runs one tool call. `arguments` is the JSON text the model produced. The `answer`
 /// tool is not run here: the agent ends its loop on it (see `parse_answer`).
 pub fn run(name: &str, arguments: &str, workspace: &Workspace) -> ToolOutput {
+    run_with_index(name, arguments, workspace, None)
+}
+
+/// Whether a tool answers from the workspace index (the others never touch it).
+pub fn uses_index(name: &str) -> bool {
+    name == "find_symbol"
+}
+
+/// `run`, with the workspace index for the tools that use it (`find_symbol` answers
+/// from its symbol table; without one it parses the workspace itself).
+pub fn run_with_index(
+    name: &str,
+    arguments: &str,
+    workspace: &Workspace,
+    index: Option<&RetrievalIndex>,
+) -> ToolOutput {
     let result = match name {
         "read_file" => parse(name, arguments).and_then(|a| read_file::run(a, workspace)),
         "list_directory" => parse(name, arguments).and_then(|a| list_directory::run(a, workspace)),
         "search_code" => parse(name, arguments).and_then(|a| search_code::run(a, workspace)),
         "find_files" => parse(name, arguments).and_then(|a| find_files::run(a, workspace)),
+        "find_symbol" => parse(name, arguments).and_then(|a| find_symbol::run(a, workspace, index)),
+        "file_outline" => parse(name, arguments).and_then(|a| file_outline::run(a, workspace)),
         "list_open_buffers" => {
             parse::<Value>(name, arguments).map(|_| list_open_buffers::run(workspace))
         }
@@ -143,7 +164,8 @@ pub fn progress_label(name: &str, arguments: &str) -> String {
                 (None, None) => path,
             })
         }
-        "propose_edit" => text("path"),
+        "propose_edit" | "file_outline" => text("path"),
+        "find_symbol" => text("name"),
         _ => None,
     };
     match main {

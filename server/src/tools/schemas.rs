@@ -90,6 +90,47 @@ directory. Examples: {"pattern": "**/*.rs"}, {"pattern": "Cargo.toml"},
             }),
         ),
         spec(
+            "find_symbol",
+            r#"
+Find where something is defined, by name, across the workspace (from its index of
+definitions, parsed by syntax in Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C and
+C++; open documents in their current, unsaved text). `name` is a name or its start,
+case-insensitive; `Container.name` or `Container::name` finds `name` inside a class,
+struct, impl, trait, interface, namespace or Go receiver whose name starts with
+`Container`, at any depth. Optional `kind`: function, method, class, struct, enum, trait,
+interface, type, constant or module. One line per definition, exact names first, at most
+50: `path:line: kind qualified_name  signature`. Use it whenever you know a name, before
+search_code. Examples: {"name": "TokenBucket"}, {"name": "TokenBucket.refill"},
+{"name": "parse_", "kind": "function"}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "A definition's name or its start, optionally after its container: refill, TokenBucket.refill, TokenBucket::re."},
+                    "kind": {"type": "string", "enum": ["function", "method", "class", "struct", "enum", "trait", "interface", "type", "constant", "module"], "description": "Only definitions of this kind."}
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "file_outline",
+            r#"
+The definitions in one source file, by its syntax: one per line, nested by two spaces per
+level, each with its 1-based line range from the defining line to the end of its body,
+e.g. `14-33 impl TokenBucket` then `  25-33 fn try_acquire`. Use it before reading a
+large file, then read_file just the lines you need. For a file open in the editor it
+outlines the current, unsaved text. Knows Rust, Python, JavaScript, TypeScript/TSX, Go,
+Java, C and C++; other files are an error. Example: {"path": "src/rate_limit.rs"}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path relative to the workspace root."}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
             "list_open_buffers",
             r#"
 List the documents open in the user's editor: path, language, version, and `modified`
