@@ -68,32 +68,32 @@ pub fn analyze(
         }
         for span in &chunked.chunks {
             let range = span.start_line..span.end_line;
-            let mut body: Vec<Token> = Vec::new();
+            // The body goes to tantivy as text, tokenized there by the same tokenizer:
+            // a pre-tokenized body costs a JSON round trip and a string per token.
+            // Here only its length and the file's term set are taken.
+            let mut len = 0u64;
             let mut doc_text = String::new();
-            for (line, &is_doc) in lines[range.clone()].iter().zip(&chunked.doc_lines[range]) {
-                cache.tokens(line, &mut body);
+            for (line, &is_doc) in lines[range.clone()]
+                .iter()
+                .zip(&chunked.doc_lines[range.clone()])
+            {
+                cache.for_each_term(line, |term, _, _| {
+                    len += 1;
+                    if !file_terms.contains(term) {
+                        file_terms.insert(term.to_string());
+                    }
+                });
                 if is_doc {
                     doc_text.push_str(line);
                     doc_text.push('\n');
-                }
-            }
-            for token in &body {
-                if !file_terms.contains(&token.text) {
-                    file_terms.insert(token.text.clone());
                 }
             }
             let def_text: Vec<&str> = span.definitions.iter().map(|d| d.name.as_str()).collect();
             let mut document = TantivyDocument::default();
             document.add_text(fields.kind, KIND_CHUNK);
             document.add_text(fields.path, path);
-            document.add_u64(fields.len, body.len() as u64);
-            document.add_pre_tokenized_text(
-                fields.body,
-                PreTokenizedString {
-                    text: String::new(),
-                    tokens: body,
-                },
-            );
+            document.add_u64(fields.len, len);
+            document.add_text(fields.body, lines_text(text, &lines[range]));
             document.add_text(fields.def, def_text.join(" "));
             document.add_text(fields.doc, doc_text);
             document.add_text(fields.path_words, path);
@@ -170,6 +170,18 @@ pub fn path_terms(fields: &Fields, path: &str) -> [Term; 2] {
         Term::from_field_text(fields.path, path),
         Term::from_field_text(fields.file_path, path),
     ]
+}
+
+/// The text of `lines`, consecutive lines of `text` (from `split_lines`), from the start
+/// of the first to the end of the last.
+fn lines_text<'a>(text: &'a str, lines: &[&str]) -> &'a str {
+    let (Some(first), Some(last)) = (lines.first(), lines.last()) else {
+        return "";
+    };
+    let base = text.as_ptr() as usize;
+    let from = first.as_ptr() as usize - base;
+    let to = last.as_ptr() as usize + last.len() - base;
+    &text[from..to]
 }
 
 /// Lines without their terminators (a `\r` before the `\n` is not part of the line).

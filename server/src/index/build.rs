@@ -3,11 +3,12 @@
 //! gone, and commit in batches so an ask during a long build sees what is done so far.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rustc_hash::FxHashSet;
+use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 
 use super::analyze::{analyze, path_terms, FileStamp};
 use super::tokenizer::WordCache;
@@ -45,10 +46,19 @@ impl Bounds {
     }
 }
 
-/// A commit makes what was indexed so far searchable; batching them keeps the segment
-/// count (and the fsyncs) low.
-const COMMIT_EVERY_FILES: usize = 20_000;
-const COMMIT_EVERY: Duration = Duration::from_secs(5);
+/// A commit makes what was indexed so far searchable, so an ask during a long build
+/// finds something soon; but each one flushes every indexing thread's segment (which
+/// later merges rewrite) and syncs to disk. So commits go by time, the first after a
+/// second and each interval twice the one before, up to `COMMIT_MAX_INTERVAL`: a build
+/// of T seconds commits about log2(T) times, not T/interval times.
+const COMMIT_FIRST: Duration = Duration::from_secs(1);
+const COMMIT_MAX_INTERVAL: Duration = Duration::from_secs(8);
+/// A refresh that reads at least this many files is a bulk build (a first start, a
+/// branch switch). Tantivy's merge policy would merge its many small segments over and
+/// over while it runs; instead nothing is merged during it and everything once at the
+/// end, so asks afterwards search one segment (their cost per segment is what grows
+/// with the workspace).
+const BULK_FILES: usize = 1_000;
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 /// A file modified this close before it was read may have changed again within the
 /// same mtime tick; its content hash decides at the next start.
@@ -142,7 +152,9 @@ fn walk_files(inner: &Inner, bounds: Bounds) -> (Vec<Walked>, Option<String>) {
 
 pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> RefreshReport {
     let started = Instant::now();
+    let profile = Profile::from_env();
     let (walked, truncated) = walk_files(inner, bounds);
+    profile.add(Phase::Walk, started);
     let known = super::lock(&inner.files).clone();
     let editor: FxHashSet<String> = super::lock(&inner.editor_paths).clone();
 
@@ -188,6 +200,11 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
         }
     }
 
+    let bulk = to_read.len() >= BULK_FILES;
+    if bulk {
+        super::read(&inner.writer).set_merge_policy(Box::new(NoMergePolicy));
+    }
+
     let next = AtomicUsize::new(0);
     let files_read = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
@@ -196,28 +213,29 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
         .min(to_read.len().max(1));
     let (done_sender, done_receiver) = mpsc::channel::<()>();
     let mut last_commit = Instant::now();
+    let mut commit_interval = COMMIT_FIRST;
     let mut last_progress = Instant::now();
-    let mut since_commit = 0;
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let sender = done_sender.clone();
-            let (next, to_read, files_read) = (&next, &to_read, &files_read);
+            let (next, to_read, files_read, profile) = (&next, &to_read, &files_read, &profile);
             scope.spawn(move || {
                 let mut cache = WordCache::default();
                 while let Some((file, expected)) = to_read.get(next.fetch_add(1, Ordering::Relaxed))
                 {
-                    index_one(inner, &mut cache, file, *expected, files_read);
+                    index_one(inner, &mut cache, file, *expected, files_read, profile);
                     let _ = sender.send(());
                 }
             });
         }
         drop(done_sender);
         for (done, ()) in (unchanged + 1..).zip(done_receiver) {
-            since_commit += 1;
-            if since_commit >= COMMIT_EVERY_FILES || last_commit.elapsed() >= COMMIT_EVERY {
+            if last_commit.elapsed() >= commit_interval {
+                let t = Instant::now();
                 inner.commit();
-                since_commit = 0;
+                profile.add(Phase::Commit, t);
                 last_commit = Instant::now();
+                commit_interval = (commit_interval * 2).min(COMMIT_MAX_INTERVAL);
             }
             if last_progress.elapsed() >= PROGRESS_EVERY {
                 progress(Progress::Files { done, total });
@@ -225,8 +243,17 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
             }
         }
     });
+    let t = Instant::now();
     inner.commit();
+    profile.add(Phase::Commit, t);
+    if bulk {
+        super::read(&inner.writer).set_merge_policy(Box::<LogMergePolicy>::default());
+        let t = Instant::now();
+        inner.merge_all();
+        profile.add(Phase::Merge, t);
+    }
     release_freed_memory();
+    profile.report(started);
     progress(Progress::Files { done: total, total });
     let report = RefreshReport {
         files_read: files_read.into_inner(),
@@ -252,7 +279,9 @@ fn index_one(
     file: &Walked,
     expected: Option<u64>,
     files_read: &AtomicUsize,
+    profile: &Profile,
 ) {
+    let t = Instant::now();
     let seen = now_ns();
     let bytes = match read_bounded(&file.absolute, MAX_FILE_BYTES) {
         Ok(Some(bytes)) => bytes,
@@ -260,6 +289,7 @@ fn index_one(
     };
     files_read.fetch_add(1, Ordering::Relaxed);
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    profile.add(Phase::Read, t);
     if expected == Some(hash) && seen.saturating_sub(file.mtime) <= UNSURE_WINDOW_NS {
         // Same content, and still too recent to trust its mtime: check again next time.
         return;
@@ -275,12 +305,71 @@ fn index_one(
         Ok(text) => text,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     });
+    let t = Instant::now();
     let analyzed = analyze(&inner.fields, cache, &file.relative, text.as_deref(), stamp);
+    profile.add(Phase::Analyze, t);
     // An open document's editor text wins over the disk.
     if super::lock(&inner.editor_paths).contains(&file.relative) {
         return;
     }
+    let t = Instant::now();
     inner.replace(analyzed);
+    profile.add(Phase::Add, t);
+}
+
+/// Where a refresh spends its time, summed over threads, printed to stderr at the end
+/// when `COPILOT_LS_INDEX_PROFILE` is set (for tuning the build; off, it costs nothing).
+struct Profile {
+    on: bool,
+    nanos: [AtomicU64; 6],
+}
+
+#[derive(Clone, Copy)]
+enum Phase {
+    Walk,
+    /// Reading and hashing.
+    Read,
+    /// Chunking and tokenizing (`analyze`).
+    Analyze,
+    /// Handing the documents to tantivy (waits when its indexing threads are behind).
+    Add,
+    Commit,
+    /// Merging a bulk build's segments into one.
+    Merge,
+}
+
+impl Profile {
+    fn from_env() -> Profile {
+        Profile {
+            on: std::env::var_os("COPILOT_LS_INDEX_PROFILE").is_some_and(|v| !v.is_empty()),
+            nanos: Default::default(),
+        }
+    }
+
+    fn add(&self, phase: Phase, since: Instant) {
+        if self.on {
+            let nanos = since.elapsed().as_nanos() as u64;
+            self.nanos[phase as usize].fetch_add(nanos, Ordering::Relaxed);
+        }
+    }
+
+    fn report(&self, started: Instant) {
+        if !self.on {
+            return;
+        }
+        let s = |phase: Phase| self.nanos[phase as usize].load(Ordering::Relaxed) as f64 / 1e9;
+        eprintln!(
+            "index profile: wall {:.2}s; walk {:.2}s, read+hash {:.2}s, analyze {:.2}s, \
+             add {:.2}s, commit {:.2}s, merge {:.2}s (thread seconds)",
+            started.elapsed().as_secs_f64(),
+            s(Phase::Walk),
+            s(Phase::Read),
+            s(Phase::Analyze),
+            s(Phase::Add),
+            s(Phase::Commit),
+            s(Phase::Merge),
+        );
+    }
 }
 
 /// Gives the memory the build freed (tantivy's indexing arenas, the analysis buffers)

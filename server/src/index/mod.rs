@@ -374,8 +374,14 @@ impl Inner {
     /// Replaces a file's documents and stamp.
     fn replace(&self, file: AnalyzedFile) {
         let writer = read(&self.writer);
-        for term in path_terms(&self.fields, &file.path) {
-            writer.delete_term(term);
+        // A path the index has never held has nothing to delete. Skipping the delete
+        // matters for a cold build: tantivy looks every delete term up in every
+        // segment, at each flush and each commit.
+        let held = lock(&self.files).contains_key(&file.path);
+        if held {
+            for term in path_terms(&self.fields, &file.path) {
+                writer.delete_term(term);
+            }
         }
         for document in file.documents {
             if let Err(error) = writer.add_document(document) {
@@ -392,6 +398,29 @@ impl Inner {
             writer.delete_term(term);
         }
         lock(&self.files).remove(path);
+    }
+
+    /// Merges every segment into one and makes that searchable. Adds and commits from
+    /// the editor go on meanwhile (tantivy applies their deletes to the merged segment).
+    fn merge_all(&self) {
+        let merging = {
+            let mut writer = write(&self.writer);
+            match writer.index().searchable_segment_ids() {
+                Ok(ids) if ids.len() > 1 => writer.merge(&ids),
+                Ok(_) => return,
+                Err(error) => {
+                    tracing::warn!("cannot list the index segments: {error}");
+                    return;
+                }
+            }
+        };
+        if let Err(error) = merging.wait() {
+            tracing::warn!("index merge failed: {error}");
+            return;
+        }
+        if let Err(error) = self.reader.reload() {
+            tracing::warn!("index reload failed: {error}");
+        }
     }
 
     /// Commits what was added and deleted, and makes it searchable.
@@ -554,6 +583,47 @@ pub(crate) mod tests {
         assert!(index.search("", 5).is_empty());
         assert!(index.search("the of and", 5).is_empty());
         assert!(index.search("fn", 0).is_empty());
+    }
+
+    /// A bulk build (more files than `build::BULK_FILES`) ends merged into one segment;
+    /// nothing may be lost or doubled on the way, and later changes apply to it.
+    #[test]
+    fn a_bulk_build_is_merged_whole_and_stays_updatable() {
+        let files: Vec<(String, String)> = (0..1_200)
+            .map(|i| {
+                let name = format!("src/m{i}/mod{i}.rs");
+                let text = format!("/// Module {i}.\npub fn handler_{i}_quux() {{}}\n");
+                (name, text)
+            })
+            .collect();
+        let borrowed: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_bytes()))
+            .collect();
+        let dir = workspace(&borrowed);
+        let index = RetrievalIndex::build(&Sandbox::new(dir.path()).unwrap());
+        assert_eq!(index.file_count(), 1_200);
+        let segments = index.inner.reader.searcher().segment_readers().len();
+        assert_eq!(segments, 1, "a bulk build ends in one segment");
+        for i in [0, 599, 1_199] {
+            let hits = index.search(&format!("handler {i} quux"), 3);
+            let path = format!("src/m{i}/mod{i}.rs");
+            assert_eq!(paths(&hits[..1]), [path.as_str()], "{i}");
+        }
+        // Every chunk of every file once: each file's own name finds one chunk of it.
+        let hits = index.search("handler 7 quux", 50);
+        let sevens = hits.iter().filter(|h| h.path == "src/m7/mod7.rs").count();
+        assert_eq!(sevens, 1);
+        index.update_file("src/m7/mod7.rs", "pub fn renamed_entirely() {}\n");
+        assert!(index
+            .search("handler 7 quux", 50)
+            .iter()
+            .all(|h| h.path != "src/m7/mod7.rs"));
+        assert_eq!(
+            paths(&index.search("renamed entirely", 3)),
+            ["src/m7/mod7.rs"]
+        );
+        assert_eq!(index.file_count(), 1_200);
     }
 
     #[test]

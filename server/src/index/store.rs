@@ -68,7 +68,7 @@ pub struct Opened {
 /// Indexing threads and their memory budget. Two threads are what the target machine
 /// has; the budget is split between them (tantivy needs at least 15 MB each).
 const WRITER_THREADS: usize = 2;
-const WRITER_BUDGET: usize = 2 * 24 * 1024 * 1024;
+const WRITER_BUDGET: usize = 2 * 48 * 1024 * 1024;
 
 /// Opens the workspace's index under `cache`, rebuilding it when it cannot be used, or
 /// an index in memory when there is no cache dir or another server holds this one.

@@ -45,27 +45,19 @@ impl WordCache {
             self.words.insert(word.into(), terms.into_boxed_slice());
         }
     }
-
-    /// The tokens of `text`, appended to `tokens` with increasing positions.
-    pub fn tokens(&mut self, text: &str, tokens: &mut Vec<Token>) {
-        let mut position = tokens.last().map_or(0, |t| t.position + 1);
-        self.for_each_term(text, |term, from, to| {
-            tokens.push(Token {
-                offset_from: from,
-                offset_to: to,
-                position,
-                text: term.to_string(),
-                position_length: 1,
-            });
-            position += 1;
-        });
-    }
 }
 
+/// The tokenizer tantivy runs on the text fields. A stream's terms are kept in one
+/// buffer and copied into a single reused `Token` as the stream advances, so indexing
+/// allocates nothing per token.
 #[derive(Default)]
 pub struct CodeTokenizer {
     cache: WordCache,
-    tokens: Vec<Token>,
+    /// The terms of the current text, back to back.
+    terms: String,
+    /// Per term: its end in `terms`, and the byte range of the word it came from.
+    spans: Vec<(usize, usize, usize)>,
+    token: Token,
 }
 
 impl Clone for CodeTokenizer {
@@ -78,37 +70,56 @@ impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        self.tokens.clear();
-        self.cache.tokens(text, &mut self.tokens);
+        self.terms.clear();
+        self.spans.clear();
+        let (terms, spans) = (&mut self.terms, &mut self.spans);
+        self.cache.for_each_term(text, |term, from, to| {
+            terms.push_str(term);
+            spans.push((terms.len(), from, to));
+        });
+        self.token.reset();
         CodeTokenStream {
-            tokens: &mut self.tokens,
+            terms: &self.terms,
+            spans: &self.spans,
+            token: &mut self.token,
             next: 0,
         }
     }
 }
 
 pub struct CodeTokenStream<'a> {
-    tokens: &'a mut Vec<Token>,
-    /// One past the current token.
+    terms: &'a str,
+    spans: &'a [(usize, usize, usize)],
+    token: &'a mut Token,
+    /// One past the current term.
     next: usize,
 }
 
 impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        if self.next < self.tokens.len() {
-            self.next += 1;
-            true
-        } else {
-            false
-        }
+        let Some(&(end, from, to)) = self.spans.get(self.next) else {
+            return false;
+        };
+        let start = match self.next {
+            0 => 0,
+            n => self.spans[n - 1].0,
+        };
+        self.token.text.clear();
+        self.token.text.push_str(&self.terms[start..end]);
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.position = self.next;
+        self.token.position_length = 1;
+        self.next += 1;
+        true
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.next - 1]
+        self.token
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.next - 1]
+        self.token
     }
 }
 
