@@ -43,6 +43,21 @@ impl Language {
         Language::from_extension(extension)
     }
 
+    /// The language of a file by its extension and, for the one extension two languages
+    /// share (`.h`: C and C++ headers), by its text: a header using C++'s own syntax
+    /// (`namespace`, `template`, `class`, access labels, `::`) is parsed as C++, which
+    /// the C grammar would read as errors and lose its classes and methods.
+    pub fn of_file(path: &str, text: &str) -> Option<Language> {
+        let language = Language::from_path(path)?;
+        let header = path
+            .rsplit_once('.')
+            .is_some_and(|(_, e)| e.eq_ignore_ascii_case("h"));
+        if language == Language::C && header && looks_like_cpp(text) {
+            return Some(Language::Cpp);
+        }
+        Some(language)
+    }
+
     pub fn from_extension(extension: &str) -> Option<Language> {
         Some(match extension.to_ascii_lowercase().as_str() {
             "rs" => Language::Rust,
@@ -198,4 +213,25 @@ impl Language {
             _ => kind.as_str(),
         }
     }
+}
+
+/// Whether a header's text uses syntax only C++ has, on lines that do not start a
+/// comment. Strings and trailing comments are not told apart: a C header that mentions
+/// `::` in one is parsed as C++, which reads plain C nearly the same.
+fn looks_like_cpp(text: &str) -> bool {
+    const MARKERS: [&str; 8] = [
+        "namespace ",
+        "template<",
+        "template <",
+        "class ",
+        "public:",
+        "private:",
+        "protected:",
+        "::",
+    ];
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        let comment = line.starts_with("//") || line.starts_with("/*") || line.starts_with('*');
+        !comment && MARKERS.iter().any(|m| line.contains(m))
+    })
 }

@@ -139,7 +139,7 @@ pub fn symbols(text: &str, language: Language) -> Result<Vec<Symbol>, SyntaxErro
 /// The definitions of a file whose language is known by its path's extension; `None`
 /// for a file without a grammar.
 pub fn symbols_for_path(path: &str, text: &str) -> Option<Result<Vec<Symbol>, SyntaxError>> {
-    Language::from_path(path).map(|language| symbols(text, language))
+    Language::of_file(path, text).map(|language| symbols(text, language))
 }
 
 #[cfg(test)]

@@ -567,3 +567,20 @@ fn kinds_parse_from_their_words() {
     assert_eq!(SymbolKind::parse("Function"), Some(SymbolKind::Function));
     assert_eq!(SymbolKind::parse("widget"), None);
 }
+
+#[test]
+fn a_header_in_cpp_is_parsed_as_cpp_and_a_c_header_as_c() {
+    let cpp = "namespace spdlog {\ntemplate<typename T>\nclass circular_q\n{\n    size_t max_items_ = 0;\n\npublic:\n    explicit circular_q(size_t max_items)\n        : max_items_(max_items + 1)\n    {}\n\n    size_t size() const\n    {\n        return max_items_;\n    }\n};\n}\n";
+    assert_eq!(Language::of_file("q.h", cpp), Some(Language::Cpp));
+    let found = symbols_for_path("include/q.h", cpp).unwrap().unwrap();
+    let names: Vec<&str> = found.iter().map(|s| s.qualified_name.as_str()).collect();
+    assert!(names.contains(&"spdlog::circular_q"), "{names:?}");
+    assert!(names.contains(&"spdlog::circular_q::size"), "{names:?}");
+    let size = found.iter().find(|s| s.name == "size").unwrap();
+    assert_eq!((size.line, size.end_line), (11, 14));
+
+    let c = "/* a C header; see also foo::bar in the docs */\n#ifndef Q_H\n#define Q_H\nstruct q { int n; };\nint q_size(const struct q *q);\n#endif\n";
+    assert_eq!(Language::of_file("q.h", c), Some(Language::C));
+    assert_eq!(Language::of_file("Q.H", cpp), Some(Language::Cpp));
+    assert_eq!(Language::of_file("q.c", cpp), Some(Language::C));
+}

@@ -24,9 +24,10 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         return Err(ToolError::IsDirectory(resolved.relative));
     }
     let path = resolved.relative.clone();
-    let language = Language::from_path(&path).ok_or_else(|| no_outline(&path))?;
+    Language::from_path(&path).ok_or_else(|| no_outline(&path))?;
     // Through the workspace: the editor's (or the ACP client's) text when open.
     let file = workspace.read_text(&resolved)?;
+    let language = Language::of_file(&path, &file.text).ok_or_else(|| no_outline(&path))?;
     let symbols = syntax::symbols(&file.text, language)
         .map_err(|error| ToolError::Invalid(format!("cannot outline {path}: {error}")))?;
     if symbols.is_empty() {
