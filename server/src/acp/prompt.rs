@@ -3,6 +3,7 @@
 //! context the user attached, quoted after the question so the model starts from them.
 //! The first attached file is also the ask's focus (it steers retrieval).
 
+use crate::text::prefix_within;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -142,7 +143,7 @@ fn render_attachments(attachments: &[Attachment]) -> String {
         match &attachment.text {
             Some(text) if budget > 0 => {
                 let limit = MAX_RESOURCE_BYTES.min(budget);
-                let quoted = truncate(text, limit);
+                let quoted = prefix_within(text, limit);
                 budget -= quoted.len();
                 let fence = fence_for(quoted);
                 let _ = writeln!(out, "\n{}{lines}:", attachment.shown);
@@ -161,18 +162,6 @@ fn render_attachments(attachments: &[Attachment]) -> String {
         }
     }
     out
-}
-
-/// The longest prefix of `text` within `limit` bytes, cut at a character boundary.
-fn truncate(text: &str, limit: usize) -> &str {
-    if text.len() <= limit {
-        return text;
-    }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// A code fence longer than any run of backticks in the quoted text.

@@ -3,6 +3,7 @@
 //! File text in it (chunks, the selection) has its secrets redacted like tool output.
 
 use super::AskInput;
+use crate::text::prefix_within;
 use crate::tools::redact::redact;
 
 /// Retrieved context is capped so the first request stays small and cheap.
@@ -27,7 +28,7 @@ pub fn first_message(input: &AskInput) -> String {
             .filter(|s| !s.trim().is_empty())
         {
             message.push_str("\nSelected text:\n```\n");
-            message.push_str(&redact(cut(selected, SELECTION_BUDGET_BYTES)));
+            message.push_str(&redact(prefix_within(selected, SELECTION_BUDGET_BYTES)));
             message.push_str("\n```");
         }
     }
@@ -54,15 +55,4 @@ pub fn first_message(input: &AskInput) -> String {
         message.push_str(&chunks);
     }
     message
-}
-
-fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }

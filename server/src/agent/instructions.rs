@@ -6,6 +6,7 @@
 //! reach, and a name the sandbox refuses (a symlink to a secret file or out of the
 //! workspace) is skipped like a missing file.
 
+use crate::text::prefix_within;
 use crate::workspace::Workspace;
 
 /// The files, in the order they go into the prompt.
@@ -46,7 +47,7 @@ pub fn load(workspace: &Workspace) -> Instructions {
         if text.trim().is_empty() {
             continue;
         }
-        let taken = cut(text, budget);
+        let taken = prefix_within(text, budget);
         budget -= taken.len();
         body.push_str(&format!("\n\n## {}\n\n{taken}", resolved.relative));
         if taken.len() < text.len() {
@@ -62,18 +63,6 @@ pub fn load(workspace: &Workspace) -> Instructions {
         );
     }
     instructions
-}
-
-/// The longest prefix of `text` within `max` bytes that ends on a character boundary.
-fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 //! words inside code least. `search.rs` keeps the most valuable terms (weight × rarity)
 //! up to a cap, so a long report is searched by its names, not its filler.
 
+use crate::text::prefix_within;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -191,7 +192,7 @@ static ERROR_CODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[EW]\d{4}\b
 
 /// Parses a question (cut at [`MAX_QUESTION_BYTES`]).
 pub fn parse(question: &str) -> ParsedQuestion {
-    let question = cut(question, MAX_QUESTION_BYTES);
+    let question = prefix_within(question, MAX_QUESTION_BYTES);
     let mut parsed = ParsedQuestion::default();
     let mut names = Names::default();
     let (prose_lines, code_blocks) = split_code_blocks(question);
@@ -745,17 +746,6 @@ fn push_unique(list: &mut Vec<String>, item: &str) {
     if !list.iter().any(|i| i == item) {
         list.push(item.to_string());
     }
-}
-
-fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]

@@ -10,6 +10,16 @@ mod uri;
 pub use encoding::{char_index, line_count, line_span, line_text, position_of, PositionEncoding};
 pub use uri::{file_uri, path_from_file_uri};
 
+/// The longest prefix of `text` within `max` bytes that ends on a character boundary
+/// (slicing a `str` inside a character would panic).
+pub fn prefix_within(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// A position as the editor counts it: 0-based line, and a column in the negotiated
 /// encoding's code units.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
