@@ -65,7 +65,7 @@ enum Command {
     },
     /// Run one tool exactly as the model would call it and print its result.
     Tool {
-        /// Tool name: read_file, list_directory, search_code, find_files, list_open_buffers, read_open_buffer, propose_edit.
+        /// Tool name: read_file, list_directory, search_code, find_files, find_symbol, file_outline, list_open_buffers, read_open_buffer, propose_edit.
         name: String,
         /// The tool's arguments as a JSON object.
         #[arg(default_value = "{}")]

@@ -25,7 +25,6 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::rank::FileKind;
 use super::tokenize::{for_each_word_term, is_stop_word, query_terms, stem, words, QueryTerm};
 
 /// Longer questions are cut here before parsing: what follows is logs, not a question.
@@ -117,7 +116,8 @@ pub struct ParsedQuestion {
     pub prose: String,
     /// Content words (not stop words) of the prose.
     pub prose_words: usize,
-    /// From explicit signals: a path of that kind, or a question mostly about it.
+    /// From the prose: a question mostly about it. (A path of that kind says so too,
+    /// but only when the workspace has it: the ranker checks that against `paths`.)
     pub about: About,
     /// Identifiers shaped like test names (`test_parse`, `TestParser`); the ranker
     /// counts the question as about tests when one of them is defined in a test.
@@ -243,7 +243,7 @@ pub fn parse(question: &str) -> ParsedQuestion {
     parsed.paths.truncate(MAX_PATHS);
     parsed.identifiers = names.list;
     parsed.prose_words = content_words(&outside_backticks).len();
-    parsed.about = about(&outside_backticks, &parsed.paths);
+    parsed.about = about(&outside_backticks);
     parsed.prose = prose;
     parsed.code_blocks = code_blocks;
     parsed
@@ -691,18 +691,8 @@ fn content_words(text: &str) -> Vec<(String, Option<String>)> {
 /// mostly about it (at least a sixth of its content words). A
 /// word the user owns ("my test fails", "our docs") is about their own project, not
 /// this one's tests or docs, and does not count.
-fn about(prose: &str, paths: &[PathRef]) -> About {
+fn about(prose: &str) -> About {
     let mut about = About::default();
-    for path in paths.iter().filter(|p| !p.linked) {
-        match FileKind::of_path(&path.path) {
-            FileKind::Test => about.tests = true,
-            FileKind::Bench => about.benches = true,
-            FileKind::Example => about.examples = true,
-            FileKind::Changelog => about.changelog = true,
-            FileKind::Docs => about.docs = true,
-            _ => {}
-        }
-    }
     let words = content_words(prose);
     if words.is_empty() {
         return about;
@@ -994,6 +984,11 @@ mod tests {
                 .about
                 .tests
         );
+        // A report's own script is a path, not what it is about; whether a named test
+        // file lifts tests is the ranker's call, once it knows the file exists.
+        let script = parse("The parser drops the caption of a table when it parses the page, see my script test_repro.py");
+        assert!(!script.about.tests, "{:?}", script.about);
+        assert_eq!(script.paths[0].path, "test_repro.py");
         let named = parse("test_parse_caption is flaky");
         assert_eq!(named.test_names, ["test_parse_caption"]);
         assert!(

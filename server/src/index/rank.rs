@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 
 use super::chunk::Definition;
-use super::query::{name_key, About, ParsedQuestion, PathRef, Source};
+use super::query::{name_key, ParsedQuestion, PathRef, Source};
 use super::tokenize::{for_each_term, QueryTerm};
 
 /// Which scoring to use. `PlainBm25` exists to measure the tuned ranker against.
@@ -52,8 +52,8 @@ pub enum FileKind {
     Meta,
     /// Someone else's code copied in (`vendor/`, `third_party/`, `node_modules/`).
     Vendored,
-    /// Made by a tool (`*.min.js`, `*_pb2.py`, `*.pb.go`, `dist/`): its source is
-    /// elsewhere, and that is what answers.
+    /// Made by a tool (`*.min.js`, `*_pb2.py`, `*.pb.go`, `dist/`, or a file whose head
+    /// says so): its source is elsewhere, and that is what answers.
     Generated,
 }
 
@@ -96,10 +96,11 @@ impl FileKind {
         {
             return FileKind::Generated;
         }
-        // CI, issue templates, editor settings: configuration whatever their extension.
-        if dirs
-            .iter()
-            .any(|d| matches!(*d, ".github" | ".gitlab" | ".circleci" | ".vscode"))
+        // CI, issue templates, editor and tool settings (`.github/`, `.editorconfig`,
+        // `.eslintrc.js`): configuration whatever their extension.
+        if lower
+            .split('/')
+            .any(|part| part.starts_with('.') && part != "." && part != "..")
         {
             return FileKind::Meta;
         }
@@ -140,8 +141,19 @@ impl FileKind {
             return FileKind::Example;
         }
         let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+        // Prose, and manual pages (`man/tool.1`, `tool.1.txt`).
+        let section = |part: &str| part.len() == 1 && part.as_bytes()[0].is_ascii_digit();
+        let parts: Vec<&str> = name.split('.').skip(1).collect();
+        let man_page = match parts.as_slice() {
+            [.., last] if section(last) => true,
+            [.., section_part, last] => {
+                section(section_part) && matches!(*last, "txt" | "html" | "md" | "in" | "prebuilt")
+            }
+            _ => false,
+        };
         if matches!(ext, "md" | "markdown" | "mdx" | "rst" | "txt" | "adoc")
-            || in_dir(&["doc", "docs"])
+            || man_page
+            || in_dir(&["doc", "docs", "man"])
         {
             return FileKind::Docs;
         }
@@ -212,8 +224,30 @@ struct Intent {
 
 impl Intent {
     /// From the parsed question, and: it names a test that exists (a definition in a
-    /// test file among the candidates is named like one of its test-shaped names).
-    fn of(about: About, test_names: &[String], candidates: &[Candidate]) -> Intent {
+    /// test file among the candidates is named like one of its test-shaped names), or
+    /// a file of that kind that exists (not a link, and a candidate's file has its
+    /// name: a report's own `test_repro.py` says nothing about the project's tests).
+    fn of(parsed: &ParsedQuestion, candidates: &[Candidate]) -> Intent {
+        let mut about = parsed.about;
+        for path in parsed.paths.iter().filter(|p| !p.linked) {
+            let name = path.file_name().to_lowercase();
+            let exists = candidates.iter().any(|c| {
+                let candidate = c.path.to_lowercase();
+                candidate == name || candidate.ends_with(&format!("/{name}"))
+            });
+            if !exists {
+                continue;
+            }
+            match FileKind::of_path(&path.path) {
+                FileKind::Test => about.tests = true,
+                FileKind::Bench => about.benches = true,
+                FileKind::Example => about.examples = true,
+                FileKind::Changelog => about.changelog = true,
+                FileKind::Docs => about.docs = true,
+                _ => {}
+            }
+        }
+        let test_names = &parsed.test_names;
         let keys: Vec<String> = test_names.iter().filter_map(|n| name_key(n)).collect();
         let names_a_test = !keys.is_empty()
             && candidates.iter().any(|c| {
@@ -272,6 +306,8 @@ pub struct Candidate {
     pub symbol: Option<String>,
     pub definitions: Vec<Definition>,
     pub in_test_module: bool,
+    /// Its file's head says a tool made it.
+    pub generated: bool,
     /// Per term of [`Corpus::terms`]: its frequency in the body, the doc comments and the
     /// definition names.
     pub tf: Vec<[u32; 3]>,
@@ -329,7 +365,7 @@ pub fn rank(
         return Vec::new();
     }
     let parsed = &corpus.parsed;
-    let intent = Intent::of(parsed.about, &parsed.test_names, candidates);
+    let intent = Intent::of(parsed, candidates);
     let files = corpus.files as f32;
     // A term may be only in paths ("tests"): it still earns the path bonus.
     let path_idf: Vec<(&str, f32)> = corpus
@@ -423,7 +459,10 @@ pub fn rank(
             } else {
                 0.0
             };
-            let kind = FileKind::of_path(&candidate.path);
+            let kind = match FileKind::of_path(&candidate.path) {
+                FileKind::Source if candidate.generated => FileKind::Generated,
+                kind => kind,
+            };
             let score = (bm25 + params.path_weight * path_bonus)
                 * (1.0 + params.coverage_weight * coverage)
                 * (1.0 + name_weight * name_match(&candidate.definitions, &words))
@@ -741,6 +780,27 @@ mod tests {
         assert_eq!(FileKind::of_path("LICENSE-MIT"), FileKind::Meta);
         // A word inside a file name is not a directory.
         assert_eq!(FileKind::of_path("src/testing.rs"), FileKind::Source);
+        // Tool settings, whatever their extension.
+        for meta in [
+            ".editorconfig",
+            ".all-contributorsrc",
+            ".eslintrc.js",
+            ".github/labeler.yml",
+            "web/.storybook/main.ts",
+        ] {
+            assert_eq!(FileKind::of_path(meta), FileKind::Meta, "{meta}");
+        }
+        // Manual pages.
+        for docs in [
+            "man/marked.1",
+            "man/marked.1.txt",
+            "jq.1.prebuilt",
+            "doc/git.1.in",
+        ] {
+            assert_eq!(FileKind::of_path(docs), FileKind::Docs, "{docs}");
+        }
+        assert_eq!(FileKind::of_path("src/v1.rs"), FileKind::Source);
+        assert_eq!(FileKind::of_path("src/parser.c"), FileKind::Source);
         for vendored in [
             "vendor/github.com/pkg/errors/errors.go",
             "third_party/zlib/inflate.c",
@@ -837,6 +897,49 @@ fn senders_wait_when_bounded_channel_buffer_is_full() {
             Ranking::Tuned,
         );
         assert_eq!(changes[0], "CHANGELOG.md", "{changes:?}");
+    }
+
+    #[test]
+    fn a_named_test_file_lifts_tests_only_when_it_exists() {
+        let mut files = vec![
+            ("src/prompt.rs", "/// Asks yes or no.\npub fn confirm(prompt: &str) -> bool {\n    strip(prompt)\n}\n".to_string()),
+            ("tests/prompt.rs", "#[test]\nfn confirm_case() {\n    assert!(confirm(\"y\"));\n}\n".to_string()),
+        ];
+        // Tests of other things, so "test" is as common as in a real project.
+        let others = ["tests/a.rs", "tests/b.rs", "tests/c.rs", "tests/d.rs"];
+        for (i, path) in others.iter().enumerate() {
+            files.push((
+                path,
+                format!("#[test]\nfn case_{i}() {{\n    assert_eq!(parse_{i}(), {i});\n}}\n"),
+            ));
+        }
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        let index = index_of(&files);
+        // The reporter's own script: the project has no such file.
+        let report = "ANSI codes are not stripped from confirm prompts, see test_repro.py";
+        assert_eq!(
+            top_paths(&index, report, Ranking::Tuned)[0],
+            "src/prompt.rs"
+        );
+        // The project's test file, named.
+        let named = "ANSI codes are not stripped from confirm prompts, see tests/prompt.rs";
+        assert_eq!(
+            top_paths(&index, named, Ranking::Tuned)[0],
+            "tests/prompt.rs"
+        );
+    }
+
+    #[test]
+    fn a_file_whose_head_says_it_is_generated_is_demoted() {
+        let grammar = "%token NUMBER\n%%\nexpr: expr '+' term { $$ = add_terms($1, $3); }\n";
+        let generated = "/* A Bison parser, made by GNU Bison 3.0.2.  */\n\nstatic int add_terms(int a, int b) {\n    return a + b; /* add terms of the expression */\n}\n";
+        let index = index_of(&[("src/parser.y", grammar), ("src/parser.c", generated)]);
+        let top = top_paths(
+            &index,
+            "where are the terms of an expression added (add_terms)?",
+            Ranking::Tuned,
+        );
+        assert_eq!(top[0], "src/parser.y", "{top:?}");
     }
 
     #[test]

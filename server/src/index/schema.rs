@@ -21,7 +21,7 @@ use tantivy::schema::{
 
 /// Bump when the schema, the tokenizer or the chunking changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 pub const KIND_CHUNK: &str = "chunk";
 pub const KIND_FILE: &str = "file";
@@ -42,6 +42,8 @@ pub struct Fields {
     pub symbol: Field,
     pub definitions: Field,
     pub in_test: Field,
+    /// 1 when the file says it was made by a tool (`analyze::generated_header`).
+    pub generated: Field,
     // File documents.
     pub file_path: Field,
     pub file_words: Field,
@@ -96,6 +98,7 @@ pub fn build() -> (Schema, Fields) {
         symbol: schema.add_text_field("symbol", STORED),
         definitions: schema.add_text_field("definitions", STORED),
         in_test: schema.add_u64_field("in_test", number.clone()),
+        generated: schema.add_u64_field("generated", number.clone()),
         file_path: schema.add_text_field("file_path", STRING | STORED),
         file_words: schema.add_text_field("file_words", present.clone()),
         file_path_words: schema.add_text_field("file_path_words", present),
