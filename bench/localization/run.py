@@ -11,8 +11,13 @@ Usage (from the repository root, after `cargo build --release`):
              --no-bm25, --binary PATH, --verbose
 
 Metrics: file Acc@1/Acc@5 over distinct cited files, the share of tests/docs among the top
-5, and for real issues "line in def": whether each answer file's first citation
-[line, endLine] holds a line the fix changed (git diff -U0 base fix, base side).
+5, and for real issues, per answer file among the top 5 (its first citation):
+- "line in def": the cited line is inside a definition the fix changed, that is the
+  innermost definition (namespaces and modules aside) holding a line the fix changed
+  (git diff -U0 base fix, base side), by `copilot-ls tool file_outline` at the base; a
+  change outside any definition must be cited at its own line;
+- "range holds a change": the cited [line, endLine] holds a changed line (lenient: a
+  whole-class range holds any change in the class, so the median range is shown too).
 
 Checkouts go to .tmp/localization/<name>-<commit12> (made once, then reused); results
 to .tmp/localization/results.json. The repositories come from bare mirrors under
@@ -140,9 +145,42 @@ def changed_lines(repo, base, fix, path):
     return _changed_cache[key]
 
 
-def cited_in_definition(q, files, spans):
-    """For a real issue: per answer file among the top 5, whether that file's first
-    citation [line, endLine] holds a line the fix changed. None for written questions."""
+OUTLINE_LINE = re.compile(r"^\s*(\d+)-(\d+) (\S+) ")
+CONTAINERS = {"namespace", "module", "package", "mod"}
+
+
+def outline(binary, workspace, path):
+    """The file's definitions as (first line, last line, kind), 1-based, from the
+    `file_outline` tool (the same tree-sitter grammars the index uses)."""
+    r = subprocess.run([binary, "tool", "file_outline", "--workspace", workspace,
+                        json.dumps({"path": path})], capture_output=True, text=True,
+                       env=ask_env(), timeout=ASK_TIMEOUT_SECS)
+    out = []
+    for line in r.stdout.splitlines():
+        m = OUTLINE_LINE.match(line)
+        if m:
+            out.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+    return out
+
+
+def changed_definitions(binary, workspace, q, path):
+    """The innermost definitions (namespaces and modules aside) holding a line the fix
+    changed, and the changed lines outside any definition."""
+    defs, loose = set(), set()
+    symbols = [s for s in outline(binary, workspace, path) if s[2] not in CONTAINERS]
+    for n in changed_lines(q["repo"], q["base"], q["fix"], path):
+        holding = [s for s in symbols if s[0] <= n <= s[1]]
+        if holding:
+            defs.add(min(holding, key=lambda s: s[1] - s[0]))
+        else:
+            loose.add(n)
+    return defs, loose
+
+
+def cited_in_definition(binary, workspace, q, files, spans):
+    """For a real issue: per answer file among the top 5, (the first citation's line is
+    inside a definition the fix changed, its [line, endLine] holds a changed line).
+    None for written questions."""
     if not q.get("fix"):
         return None
     out = []
@@ -150,7 +188,9 @@ def cited_in_definition(q, files, spans):
         if f in q["answers"]:
             changed = changed_lines(q["repo"], q["base"], q["fix"], f)
             line, end = spans[f]
-            out.append(any(line <= n <= end for n in changed))
+            defs, loose = changed_definitions(binary, workspace, q, f)
+            in_def = any(s <= line <= e for s, e, _ in defs) or line in loose
+            out.append((in_def, any(line <= n <= end for n in changed)))
     return out
 
 
@@ -236,12 +276,15 @@ def summarize(rows, key):
         return None
     places = sum(r[key]["top5"] for r in rows)
     cited = [hit for r in rows for hit in (r.get("cited_in_def") or [])] if key == "ours" else []
+    in_def = [c[0] for c in cited]
+    holds = [c[1] for c in cited]
     # How long the cited ranges are (a whole-file range would contain any change).
     spans = sorted(e - s + 1 for r in rows for s, e in (r.get("ours_spans") or {}).values())
     return {
         "n": n,
         "median_cited_lines": spans[len(spans) // 2] if spans else None,
-        "cited_in_def": (sum(cited) / len(cited)) if cited else None,
+        "cited_in_def": (sum(in_def) / len(in_def)) if in_def else None,
+        "range_holds_change": (sum(holds) / len(holds)) if holds else None,
         "cited_pairs": len(cited),
         "acc1": sum(r[key]["acc1"] for r in rows) / n,
         "acc5": sum(r[key]["acc5"] for r in rows) / n,
@@ -251,8 +294,8 @@ def summarize(rows, key):
 
 def table(groups, with_bm25):
     head = ("| split | kind | n | ours Acc@1 | ours Acc@5 | ours top-5 tests/docs "
-            "| ours line in def (pairs) | ours median cited lines |")
-    line = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+            "| ours line in def (pairs) | ours range holds a change | ours median cited lines |")
+    line = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     if with_bm25:
         head += " BM25 Acc@1 | BM25 Acc@5 | BM25 top-5 tests/docs |"
         line += " ---: | ---: | ---: |"
@@ -262,6 +305,7 @@ def table(groups, with_bm25):
         cells = [split, kind, str(o["n"]), f"{o['acc1']:.3f}", f"{o['acc5']:.3f}",
                  f"{o['top5_non_source']:.2f}",
                  f"{o['cited_in_def']:.3f} ({o['cited_pairs']})" if o["cited_pairs"] else "—",
+                 f"{o['range_holds_change']:.3f}" if o["cited_pairs"] else "—",
                  str(o["median_cited_lines"]) if o["median_cited_lines"] is not None else "—"]
         if with_bm25:
             b = summarize(rows, "bm25")
@@ -305,7 +349,7 @@ def main():
                "answers": q["answers"], "ours_files": ours[:10],
                "ours_spans": {f: spans[f] for f in ours[:5]}, "ask_secs": secs,
                "ours": score(ours, q["answers"]),
-               "cited_in_def": cited_in_definition(q, ours, spans)}
+               "cited_in_def": cited_in_definition(a.binary, ws, q, ours, spans)}
         if not a.no_bm25:
             if ws not in bm25_cache:
                 bm25_cache.clear()  # one checkout's index at a time keeps memory small
@@ -316,7 +360,7 @@ def main():
         rows.append(row)
         if a.verbose:
             mark = "1" if row["ours"]["acc1"] else ("5" if row["ours"]["acc5"] else "-")
-            cited = "".join("L" if c else "l" for c in row["cited_in_def"] or [])
+            cited = "".join("L" if c[0] else "l" for c in row["cited_in_def"] or [])
             print(f"[{i}/{len(todo)}] {mark}{cited} {q['id']} -> "
                   f"{', '.join(f'{f}:{spans[f][0]}-{spans[f][1]}' for f in ours[:5])}",
                   file=sys.stderr)

@@ -9,7 +9,7 @@ use tantivy::schema::Term;
 use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::TantivyDocument;
 
-use super::chunk::{chunk_at_definitions, chunk_file, Definition, DefinitionStart};
+use super::chunk::{chunk_at_definitions, chunk_file, ChunkSpan, Definition, DefinitionStart};
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
 use super::symbol_table;
 use super::tokenizer::WordCache;
@@ -63,11 +63,15 @@ pub fn analyze(
             Some(symbols) => chunk_at_definitions(&lines, definition_starts(symbols)),
             None => chunk_file(&lines, is_markdown(path)),
         };
+        let heads = match &symbols {
+            Some(symbols) => type_heads(symbols, &chunked.chunks),
+            None => vec![false; chunked.chunks.len()],
+        };
         if let Some(symbols) = symbols.filter(|s| !s.is_empty()) {
             stamp.symbols = symbols.len() as u64;
             documents.push(symbol_table::document(fields, path, &symbols));
         }
-        for span in &chunked.chunks {
+        for (span, head) in chunked.chunks.iter().zip(heads) {
             let range = span.start_line..span.end_line;
             // The body goes to tantivy as text, tokenized there by the same tokenizer:
             // a pre-tokenized body costs a JSON round trip and a string per token.
@@ -106,6 +110,7 @@ pub fn analyze(
             document.add_text(fields.definitions, encode_definitions(&span.definitions));
             document.add_u64(fields.in_test, u64::from(span.in_test_module));
             document.add_u64(fields.generated, u64::from(generated));
+            document.add_u64(fields.head, u64::from(head));
             documents.push(document);
         }
         stamp.chunks = chunked.chunks.len() as u64;
@@ -196,6 +201,43 @@ pub fn split_lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Per chunk: whether it is the head of a type whose body goes on past it (a class's
+/// doc comment, fields and constructor, with no method of its own). The head stands
+/// for the whole type: what a bug report is about is usually one of its members.
+fn type_heads(symbols: &[Symbol], chunks: &[ChunkSpan]) -> Vec<bool> {
+    let is_type = |kind: SymbolKind| {
+        matches!(
+            kind,
+            SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Trait
+                | SymbolKind::Interface
+                | SymbolKind::Impl
+        )
+    };
+    chunks
+        .iter()
+        .map(|chunk| {
+            let defined: Vec<&Symbol> = symbols
+                .iter()
+                .filter(|s| chunk.start_line <= s.line && s.line < chunk.end_line)
+                .collect();
+            let longer_type = defined
+                .iter()
+                .any(|s| is_type(s.kind) && s.end_line >= chunk.end_line);
+            // A constructor is named as its type: part of the head.
+            let has_member = defined.iter().any(|s| {
+                matches!(s.kind, SymbolKind::Function | SymbolKind::Method)
+                    && s.container
+                        .as_deref()
+                        .is_none_or(|c| !c.ends_with(s.name.as_str()))
+            });
+            longer_type && !has_member
+        })
+        .collect()
+}
+
 /// Lines of a file's head searched for a generator's mark.
 const HEADER_LINES: usize = 10;
 
@@ -257,6 +299,28 @@ pub fn decode_definitions(stored: &str) -> Vec<Definition> {
 #[cfg(test)]
 mod tests {
     use super::generated_header;
+
+    #[test]
+    fn the_head_of_a_longer_class_is_marked() {
+        let text = "/** A connection. */\npublic class Connection {\n    private int timeout;\n    private String url;\n\n    public Connection(String url) {\n        this.url = url;\n    }\n\n    public void execute() {\n        open(url, timeout);\n        read();\n        close();\n    }\n}\n";
+        let symbols = crate::syntax::symbols(text, crate::syntax::Language::Java).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let chunked = super::chunk_at_definitions(&lines, super::definition_starts(&symbols));
+        let heads = super::type_heads(&symbols, &chunked.chunks);
+        let marked: Vec<(Option<&str>, bool)> = chunked
+            .chunks
+            .iter()
+            .map(|c| c.symbol.as_deref())
+            .zip(heads)
+            .collect();
+        // The class's doc comment, fields and constructor are its head; the method is not.
+        assert_eq!(
+            marked.first(),
+            Some(&(Some("Connection"), true)),
+            "{marked:?}"
+        );
+        assert!(marked.contains(&(Some("execute"), false)), "{marked:?}");
+    }
 
     #[test]
     fn generator_marks_in_the_head() {

@@ -184,6 +184,9 @@ struct Params {
     named_weight: f32,
     /// A chunk of a file the question names is multiplied by up to `1 + path_ref_weight`.
     path_ref_weight: f32,
+    /// BM25's length normalisation when choosing which chunk of a file a bug report
+    /// is cited at (see [`first_places`]).
+    place_b: f32,
 }
 
 const TUNED: Params = Params {
@@ -197,6 +200,7 @@ const TUNED: Params = Params {
     name_weight: 0.3,
     named_weight: 2.0,
     path_ref_weight: 3.0,
+    place_b: 0.3,
 };
 
 const PLAIN: Params = Params {
@@ -210,6 +214,7 @@ const PLAIN: Params = Params {
     name_weight: 0.0,
     named_weight: 0.0,
     path_ref_weight: 0.0,
+    place_b: 0.75,
 };
 
 /// What the question asks for beyond code, which lifts the matching demotion.
@@ -308,6 +313,8 @@ pub struct Candidate {
     pub in_test_module: bool,
     /// Its file's head says a tool made it.
     pub generated: bool,
+    /// The head of a longer type (its doc comment and fields), not one of its members.
+    pub head: bool,
     /// Per term of [`Corpus::terms`]: its frequency in the body, the doc comments and the
     /// definition names.
     pub tf: Vec<[u32; 3]>,
@@ -413,11 +420,15 @@ pub fn rank(
     } else {
         PathMatches::default()
     };
+    // A bug report's place in each file is chosen by its own score (`first_places`).
+    let choose_places = ranking == Ranking::Tuned && parsed.is_long();
+    let mut place_scores: Vec<f32> = vec![0.0; candidates.len()];
     let mut scored: Vec<Scored> = candidates
         .iter()
         .enumerate()
         .filter_map(|(position, candidate)| {
             let mut bm25 = 0.0;
+            let mut place_bm25 = 0.0;
             let mut matched = false;
             for (tf, idf) in candidate.tf.iter().zip(&term_idf) {
                 let [body, doc, def] = tf.map(|f| f.min(255) as f32);
@@ -428,6 +439,11 @@ pub fn rank(
                 let tf = body + params.def_weight * def + params.doc_weight * doc;
                 let norm = params.k1 * (1.0 - params.b + params.b * candidate.len as f32 / avg_len);
                 bm25 += idf * tf * (params.k1 + 1.0) / (tf + norm);
+                if choose_places {
+                    let len = candidate.len as f32 / avg_len;
+                    let norm = params.k1 * (1.0 - params.place_b + params.place_b * len);
+                    place_bm25 += idf * tf * (params.k1 + 1.0) / (tf + norm);
+                }
             }
             let path_ref = path_refs.strength(candidate);
             if !matched && path_ref == 0.0 {
@@ -469,6 +485,9 @@ pub fn rank(
                 * (1.0 + params.named_weight * named_strength(&candidate.definitions, &named))
                 * (1.0 + params.path_ref_weight * path_ref)
                 * intent.factor(kind, candidate.in_test_module);
+            if choose_places {
+                place_scores[position] = place_bm25 * (1.0 + params.path_ref_weight * path_ref);
+            }
             Some(Scored {
                 candidate: position,
                 score,
@@ -482,7 +501,54 @@ pub fn rank(
             (&a.path, a.start_line).cmp(&(&b.path, b.start_line))
         })
     });
-    diversify(candidates, scored, limit, params.same_file_decay)
+    let picked = diversify(candidates, scored, limit, params.same_file_decay);
+    if choose_places {
+        first_places(candidates, picked, &place_scores)
+    } else {
+        picked
+    }
+}
+
+/// For a bug report: each file keeps its rank, but the chunk it is cited at first is
+/// the file's candidate with the best place score, a member rather than the head of a
+/// type when the file has one that matches.
+///
+/// The ranking score is right for choosing files and wrong for this. Its length
+/// normalisation favours the shortest chunk that mentions a name, and its name lifts
+/// favour the definitions a report names, which are mostly the API the reporter called
+/// or the frames the error passed through, rather than the code that is wrong. So the
+/// place score weighs the report's words over the whole chunk (a milder length
+/// normalisation) and leaves the names out, except a line the report points at. A
+/// class's head (its doc comment and fields) matches a report about that class,
+/// but the fix is usually in one of its members.
+fn first_places(candidates: &[Candidate], picked: Vec<Scored>, place: &[f32]) -> Vec<Scored> {
+    let mut best: HashMap<&str, usize> = HashMap::new();
+    for (i, candidate) in candidates.iter().enumerate() {
+        if place[i] <= 0.0 {
+            continue;
+        }
+        let key = |i: usize| (!candidates[i].head, place[i]);
+        let entry = best.entry(candidate.path.as_str()).or_insert(i);
+        if key(i) > key(*entry) {
+            *entry = i;
+        }
+    }
+    let mut out: Vec<Scored> = Vec::with_capacity(picked.len());
+    for scored in &picked {
+        let file = candidates[scored.candidate].path.as_str();
+        let first = !out.iter().any(|o| candidates[o.candidate].path == file);
+        let candidate = match best.get(file) {
+            Some(&chosen) if first => chosen,
+            _ => scored.candidate,
+        };
+        if !out.iter().any(|o| o.candidate == candidate) {
+            out.push(Scored {
+                candidate,
+                score: scored.score,
+            });
+        }
+    }
+    out
 }
 
 /// BM25's inverse document frequency of a term in `df` of `n` documents.
@@ -940,6 +1006,34 @@ fn senders_wait_when_bounded_channel_buffer_is_full() {
             Ranking::Tuned,
         );
         assert_eq!(top[0], "src/parser.y", "{top:?}");
+    }
+
+    #[test]
+    fn a_bug_report_is_cited_at_the_member_not_the_head_of_its_class() {
+        let mut panel = String::from(
+            "class Panel:\n    \"\"\"A console renderable that draws a border around its contents.\n\n    The panel has a title and a subtitle, each with a style and an alignment,\n    drawn in the top and bottom border of the panel.\n    \"\"\"\n\n    title_style = \"none\"\n    subtitle_style = \"none\"\n    border_style = \"none\"\n\n",
+        );
+        for i in 0..6 {
+            panel.push_str(&format!(
+                "    def helper_{i}(self, width):\n        return width - {i}\n\n"
+            ));
+        }
+        panel.push_str(
+            "    def render_title(self, title, width):\n        text = title.copy()\n        text.stylize(self.border_style)\n        # the title's own style is applied after the border's\n        text.stylize(self.title_style)\n        return text.truncate(width)\n",
+        );
+        let index = index_of(&[("rich/panel.py", panel.as_str())]);
+        let report = "Panel title loses its style when the border has a style\n\n\
+            When I draw a panel with a styled title and a border style, the title is drawn \
+            with the border style instead of its own style. The text of the title is \
+            stylized with the border style and then with the title style, but the result \
+            shows the border colour. I expected the title to keep its own colour whatever \
+            the border colour is, as it did in the previous release of the library, where \
+            the title and the subtitle were both drawn in their own colours.";
+        let hits = index.search(report, 3);
+        assert_eq!(hits[0].symbol.as_deref(), Some("render_title"), "{hits:#?}");
+        // A short question about the class is still answered by its head.
+        let hits = index.search("What does the Panel class draw?", 3);
+        assert_eq!(hits[0].symbol.as_deref(), Some("Panel"), "{hits:#?}");
     }
 
     #[test]

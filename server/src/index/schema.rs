@@ -21,7 +21,7 @@ use tantivy::schema::{
 
 /// Bump when the schema, the tokenizer or the chunking changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 pub const KIND_CHUNK: &str = "chunk";
 pub const KIND_FILE: &str = "file";
@@ -44,6 +44,8 @@ pub struct Fields {
     pub in_test: Field,
     /// 1 when the file says it was made by a tool (`analyze::generated_header`).
     pub generated: Field,
+    /// 1 when the chunk is the head of a longer type (`analyze::type_heads`).
+    pub head: Field,
     // File documents.
     pub file_path: Field,
     pub file_words: Field,
@@ -99,6 +101,7 @@ pub fn build() -> (Schema, Fields) {
         definitions: schema.add_text_field("definitions", STORED),
         in_test: schema.add_u64_field("in_test", number.clone()),
         generated: schema.add_u64_field("generated", number.clone()),
+        head: schema.add_u64_field("head", number.clone()),
         file_path: schema.add_text_field("file_path", STRING | STORED),
         file_words: schema.add_text_field("file_words", present.clone()),
         file_path_words: schema.add_text_field("file_path_words", present),

@@ -192,6 +192,7 @@ fn candidates(
             definitions: decode_definitions(&text(fields.definitions).unwrap_or_default()),
             in_test_module: number(fields.in_test) == 1,
             generated: number(fields.generated) == 1,
+            head: number(fields.head) == 1,
             tf: vec![[0; 3]; corpus.terms.len()],
             file_mask: 0,
         });
