@@ -31,6 +31,8 @@ use super::tokenize::{for_each_word_term, is_stop_word, query_terms, stem, words
 pub const MAX_QUESTION_BYTES: usize = 32 * 1024;
 /// Distinct identifiers kept (first seen first); a pasted log must not flood the query.
 const MAX_IDENTIFIERS: usize = 300;
+/// The weight of a prose word the reporter owns ("my test"), against 1 for others.
+const OWNED_WORD_WEIGHT: f32 = 0.25;
 const MAX_PATHS: usize = 40;
 
 /// Where an identifier or word was found, which sets its weight.
@@ -95,6 +97,9 @@ impl PathRef {
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct About {
     pub tests: bool,
+    /// The reporter speaks of their own tests ("my test fails"): the project's tests
+    /// share the words of the report, but the report is about the code they test.
+    pub own_tests: bool,
     pub benches: bool,
     pub examples: bool,
     pub changelog: bool,
@@ -268,8 +273,21 @@ pub fn weighted_terms(parsed: &ParsedQuestion) -> Vec<WeightedTerm> {
                 out.push(WeightedTerm { term, weight });
             }
         };
+    // A word the reporter owns ("my test fails", "in our app") names their thing, not
+    // the project's: searched at full weight, "test" finds the project's tests. Once
+    // owned, the word stays theirs ("the test passed before").
+    let owned: Vec<String> = content_words(&parsed.prose)
+        .into_iter()
+        .filter(|(_, before)| before.as_deref().is_some_and(is_possessive))
+        .map(|(word, _)| stem(&word))
+        .collect();
     for term in query_terms(&parsed.prose) {
-        add(term, Source::Prose.weight(), &mut out);
+        let weight = if owned.contains(&term.text) {
+            OWNED_WORD_WEIGHT
+        } else {
+            Source::Prose.weight()
+        };
+        add(term, weight, &mut out);
     }
     for identifier in &parsed.identifiers {
         // Said again and again, a name is what the report is about; but only a little
@@ -673,6 +691,10 @@ fn is_test_name(name: &str) -> bool {
 }
 
 /// The content words of prose, lowercased, with the word before each (for possessives).
+fn is_possessive(word: &str) -> bool {
+    matches!(word, "my" | "our" | "your" | "their" | "own")
+}
+
 fn content_words(text: &str) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     let mut previous: Option<String> = None;
@@ -701,15 +723,12 @@ fn about(prose: &str) -> About {
         let hits = words
             .iter()
             .filter(|(w, before)| {
-                family.contains(&w.as_str())
-                    && !before
-                        .as_deref()
-                        .is_some_and(|b| matches!(b, "my" | "our" | "your" | "their" | "own"))
+                family.contains(&w.as_str()) && !before.as_deref().is_some_and(is_possessive)
             })
             .count();
         hits > 0 && hits * 6 >= words.len()
     };
-    about.tests |= share(&[
+    const TESTS: &[&str] = &[
         "test",
         "tests",
         "testing",
@@ -717,7 +736,11 @@ fn about(prose: &str) -> About {
         "unittests",
         "spec",
         "specs",
-    ]);
+    ];
+    about.tests |= share(TESTS);
+    about.own_tests = words.iter().any(|(w, before)| {
+        TESTS.contains(&w.as_str()) && before.as_deref().is_some_and(is_possessive)
+    });
     about.benches |= share(&["bench", "benches", "benchmark", "benchmarks"]);
     about.examples |= share(&["example", "examples", "sample", "samples"]);
     about.changelog |= share(&[
@@ -973,6 +996,14 @@ mod tests {
              The parser used to keep it. Here is what I do: I parse the document, select the table and print it.\n\n```java\nDocument doc = Jsoup.parse(html);\n```\n",
         );
         assert!(!report.about.tests, "{:?}", report.about);
+        // The reporter owns the word: it counts less, and the project's tests more so.
+        assert!(report.about.own_tests);
+        let test = weighted_terms(&report)
+            .into_iter()
+            .find(|t| t.term.text == "test")
+            .unwrap();
+        assert_eq!(test.weight, OWNED_WORD_WEIGHT);
+        assert!(!parse("Where are the tests for the parser?").about.own_tests);
         // A question mostly about tests, or naming a test file or test function.
         assert!(
             parse("Where are the tests for carriage return line feed handling?")

@@ -46,7 +46,8 @@ pub enum FileKind {
     Bench,
     Example,
     Changelog,
-    /// README, guides: prose, often relevant, rarely the code that answers.
+    /// README, guides, manual pages: prose about the code, often relevant, rarely the
+    /// code that answers; demoted like examples, which also show how it is used.
     Docs,
     /// Manifests, lock files, licenses, editor and CI configuration.
     Meta,
@@ -221,6 +222,7 @@ const PLAIN: Params = Params {
 #[derive(Debug, Default, Clone, Copy)]
 struct Intent {
     tests: bool,
+    own_tests: bool,
     benches: bool,
     examples: bool,
     changelog: bool,
@@ -263,6 +265,7 @@ impl Intent {
             });
         Intent {
             tests: about.tests || names_a_test,
+            own_tests: about.own_tests,
             benches: about.benches,
             examples: about.examples,
             changelog: about.changelog,
@@ -288,8 +291,11 @@ impl Intent {
             FileKind::Example if self.examples => ASKED,
             FileKind::Changelog if self.changelog => ASKED,
             FileKind::Docs if self.docs => ASKED,
-            FileKind::Docs => 0.7,
+            FileKind::Docs => 0.5,
             FileKind::Example => 0.5,
+            // "My test fails": the project's tests match the report's words best of
+            // all, and are what it is least about.
+            FileKind::Test if self.own_tests => 0.2,
             FileKind::Test | FileKind::Bench => 0.4,
             FileKind::Changelog => 0.3,
             FileKind::Meta => 0.3,
