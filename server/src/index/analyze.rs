@@ -205,17 +205,6 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 /// doc comment, fields and constructor, with no method of its own). The head stands
 /// for the whole type: what a bug report is about is usually one of its members.
 fn type_heads(symbols: &[Symbol], chunks: &[ChunkSpan]) -> Vec<bool> {
-    let is_type = |kind: SymbolKind| {
-        matches!(
-            kind,
-            SymbolKind::Class
-                | SymbolKind::Struct
-                | SymbolKind::Enum
-                | SymbolKind::Trait
-                | SymbolKind::Interface
-                | SymbolKind::Impl
-        )
-    };
     chunks
         .iter()
         .map(|chunk| {
@@ -225,7 +214,7 @@ fn type_heads(symbols: &[Symbol], chunks: &[ChunkSpan]) -> Vec<bool> {
                 .collect();
             let longer_type = defined
                 .iter()
-                .any(|s| is_type(s.kind) && s.end_line >= chunk.end_line);
+                .any(|s| s.kind.is_type_like() && s.end_line >= chunk.end_line);
             // A constructor is named as its type: part of the head.
             let has_member = defined.iter().any(|s| {
                 matches!(s.kind, SymbolKind::Function | SymbolKind::Method)

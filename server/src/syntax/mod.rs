@@ -81,7 +81,9 @@ impl SymbolKind {
         !matches!(self, SymbolKind::Type | SymbolKind::Constant)
     }
 
-    fn is_type_like(self) -> bool {
+    /// A type: what members are defined in (a class, struct, enum, trait, interface, or
+    /// a Rust `impl`).
+    pub fn is_type_like(self) -> bool {
         matches!(
             self,
             SymbolKind::Class
