@@ -234,7 +234,7 @@ const HEADER_LINES: usize = 10;
 /// EDIT.`, `@generated`, "auto-generated", a Bison or protobuf compiler's banner. Its
 /// source (the grammar, the `.proto`) is what a fix changes; a path cannot tell
 /// (`parser.c`, `lib/marked.cjs`).
-pub fn generated_header(text: &str) -> bool {
+fn generated_header(text: &str) -> bool {
     const MARKS: &[&str] = &[
         "code generated",
         "do not edit",

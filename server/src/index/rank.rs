@@ -237,12 +237,11 @@ impl Intent {
     fn of(parsed: &ParsedQuestion, candidates: &[Candidate]) -> Intent {
         let mut about = parsed.about;
         for path in parsed.paths.iter().filter(|p| !p.linked) {
-            let name = path.file_name().to_lowercase();
-            let exists = candidates.iter().any(|c| {
-                let candidate = c.path.to_lowercase();
-                candidate == name || candidate.ends_with(&format!("/{name}"))
-            });
-            if !exists {
+            let name = [path.file_name().to_lowercase()];
+            if !candidates
+                .iter()
+                .any(|c| common_suffix(&name, &c.path) == 1)
+            {
                 continue;
             }
             match FileKind::of_path(&path.path) {
@@ -443,12 +442,14 @@ pub fn rank(
                 }
                 matched = true;
                 let tf = body + params.def_weight * def + params.doc_weight * doc;
-                let norm = params.k1 * (1.0 - params.b + params.b * candidate.len as f32 / avg_len);
-                bm25 += idf * tf * (params.k1 + 1.0) / (tf + norm);
+                // BM25's saturation of `tf` with length normalisation `b`.
+                let saturated = |b: f32| {
+                    let norm = params.k1 * (1.0 - b + b * candidate.len as f32 / avg_len);
+                    tf * (params.k1 + 1.0) / (tf + norm)
+                };
+                bm25 += idf * saturated(params.b);
                 if choose_places {
-                    let len = candidate.len as f32 / avg_len;
-                    let norm = params.k1 * (1.0 - params.place_b + params.place_b * len);
-                    place_bm25 += idf * tf * (params.k1 + 1.0) / (tf + norm);
+                    place_bm25 += idf * saturated(params.place_b);
                 }
             }
             let path_ref = path_refs.strength(candidate);
