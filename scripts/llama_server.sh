@@ -12,11 +12,19 @@
 #                                         stops it on Ctrl-C (for trying things by hand)
 #
 # Cached under $REPO/.tmp/llm/: the venv, the sdist and the build (keyed on the sdist's
-# version, so a rerun is instant and a version bump rebuilds). The first build compiles
-# llama-server (about 8 minutes on 2 cores) under `nice` so it does not starve other
-# work. Env: LLAMA_CPP_PYTHON_VERSION (the pinned sdist), COPILOT_LS_BIN.
-# Last line of a full run: cargo's "test result:" summary, or "local-server: 0 passed,
-# 1 failed" if the setup or the server failed.
+# version and the build's CPU level, so a rerun is instant and a change rebuilds). The
+# first build compiles the `llama-server` target alone under `nice` so it does not
+# starve other work (docs/testing.md "The llama.cpp build" has its cost).
+#
+# Portable: the build is never tuned to the build machine's CPU (llama.cpp's default,
+# GGML_NATIVE, died with `Illegal instruction` on a VM whose CPU advertises AVX-512 and
+# AMX it does not allow). On x86-64 it targets one fixed level, AVX2 + FMA + F16C + BMI2
+# (x86-64-v3, every machine of this kind has it) with AVX-512, AVX-VNNI and AMX off; a
+# CPU without that level is refused before the server starts, with the reason.
+#
+# Env: LLAMA_CPP_PYTHON_VERSION (the pinned sdist), LLAMA_SERVER_HEALTH_TIMEOUT_SECS,
+# COPILOT_LS_BIN. Last line of a full run: cargo's "test result:" summary, or
+# "local-server: 0 passed, 1 failed" if the setup or the server failed.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,7 +34,27 @@ VENV=$LLM/venv
 VERSION=${LLAMA_CPP_PYTHON_VERSION:-0.3.36}
 SDIST_DIR=$LLM/sdist-$VERSION
 SRC=$SDIST_DIR/llama_cpp_python-$VERSION
-BUILD=$LLM/build-$VERSION
+# The CPU level the build targets, part of its cache key: a build made before this
+# (native, under build-$VERSION) is never taken for a portable one.
+case "$(uname -m)" in
+  x86_64)
+    LEVEL=x86-64-v3
+    REQUIRED_CPU_FLAGS="avx avx2 fma f16c bmi2 sse4_2"
+    # Each x86 extension said out loud: with GGML_NATIVE off these are llama.cpp's
+    # defaults today, but a default can change under a version bump.
+    CPU_FLAGS=(-DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+      -DGGML_BMI2=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF
+      -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF
+      -DGGML_AMX_BF16=OFF)
+    ;;
+  *)
+    # Elsewhere llama.cpp's generic (non-native) build for the architecture.
+    LEVEL=generic-$(uname -m)
+    REQUIRED_CPU_FLAGS=""
+    CPU_FLAGS=()
+    ;;
+esac
+BUILD=$LLM/build-$VERSION-$LEVEL
 SERVER_BIN=$BUILD/bin/llama-server
 TEMPLATE=$SRC/vendor/llama.cpp/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja
 # How long a cold server may take to load the model before we give up (bounded poll).
@@ -77,28 +105,51 @@ setup_sdist() {
   [ -f "$TEMPLATE" ] || { log "no tool template at $TEMPLATE"; return 1; }
 }
 
+# The CPU this runs on has the level the build targets (/proc/cpuinfo lists only what
+# the kernel lets programs use: on a VM that hides AVX-512, no avx512 flags).
+check_cpu() {
+  [ -n "$REQUIRED_CPU_FLAGS" ] || return 0
+  local flags missing=()
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+  for flag in $REQUIRED_CPU_FLAGS; do
+    case "$flags" in *" $flag "*) ;; *) missing+=("$flag") ;; esac
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "this CPU lacks ${missing[*]}: the llama-server build targets $LEVEL (AVX2, FMA, F16C, BMI2), so it cannot run here"
+    return 1
+  fi
+}
+
 setup_build() {
   [ -x "$SERVER_BIN" ] && return 0
   command -v c++ >/dev/null 2>&1 || apt_install build-essential >&2 || return 1
-  log "building llama-server from $SRC (about 8 minutes on 2 cores, cached in $BUILD)"
+  log "building llama-server ($LEVEL) from $SRC, cached in $BUILD (docs/testing.md: the cost)"
   local started=$SECONDS
   rm -rf "$BUILD.partial"
   # Built in a scratch folder and renamed when done, so an interrupted build is never
   # taken for a cached one.
   # llama.cpp's own CMake project (the sdist's top level would add tools/mtmd twice).
-  # Static, so the binary runs from wherever the finished build is moved.
+  # Static, so the binary runs from wherever the finished build is moved. Only what
+  # the `llama-server` target needs is configured and built: no tests, examples, the
+  # unified app, the web UI, HTTPS (the server listens on loopback; OpenSSL would add a
+  # link dependency), OpenMP (the suite runs one thread, and ggml's own thread pool
+  # serves more; no libgomp at run time), LTO or ccache (a fresh machine has no cache).
   PATH=$VENV/bin:$PATH nice -n 10 cmake -S "$SRC/vendor/llama.cpp" -B "$BUILD.partial" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+    -DGGML_NATIVE=OFF "${CPU_FLAGS[@]}" -DGGML_BACKEND_DL=OFF \
+    -DGGML_OPENMP=OFF -DGGML_LTO=OFF -DGGML_CCACHE=OFF -DLLAMA_OPENSSL=OFF \
     -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_EXAMPLES=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
     -DLLAMA_BUILD_UI=OFF -DLLAMA_CURL=OFF >&2 || return 1
   PATH=$VENV/bin:$PATH nice -n 10 cmake --build "$BUILD.partial" --target llama-server -j2 >&2 \
     || return 1
   mv "$BUILD.partial" "$BUILD" || return 1
+  printf '%s\n' "$((SECONDS - started))" >"$BUILD/build-seconds"
   log "built llama-server in $((SECONDS - started)) s"
 }
 
 setup() {
+  check_cpu || return 1
   setup_venv || { log "venv setup failed"; return 1; }
   setup_sdist || { log "sdist download failed"; return 1; }
   setup_build || { log "llama-server build failed"; return 1; }
@@ -108,6 +159,28 @@ setup() {
 }
 
 SERVER_PID=
+# Says how the server ended, if it has: a signal by name (SIGILL is the build using an
+# instruction this CPU or VM does not allow).
+describe_exit() {
+  [ -n "$SERVER_PID" ] || return 0
+  kill -0 "$SERVER_PID" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$SERVER_PID/stat" 2>/dev/null)" != Z ] \
+    && return 0
+  local status=0
+  wait "$SERVER_PID" 2>/dev/null || status=$?
+  SERVER_PID=
+  if [ "$status" -gt 128 ]; then
+    local signal
+    signal=SIG$(kill -l $((status - 128)) 2>/dev/null)
+    if [ "$signal" = SIGILL ]; then
+      log "llama-server died of SIGILL (Illegal instruction): the build uses an instruction this CPU or VM does not allow ($LEVEL build)"
+    else
+      log "llama-server died of $signal"
+    fi
+  else
+    log "llama-server exited with status $status"
+  fi
+}
+
 stop_server() {
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill "$SERVER_PID" 2>/dev/null
@@ -136,15 +209,22 @@ start_server() {
   trap stop_server EXIT
   trap 'stop_server; exit 130' INT TERM
   # Bounded poll of /health: 503 while the model loads, 200 when ready; gives up
-  # early if the server exits.
+  # early if the server exits (a server that died is a zombie until this shell waits
+  # for it, so its state is read, not just whether the pid exists).
   "$VENV/bin/python" - "$SERVER_URL/health" "$SERVER_PID" "$HEALTH_TIMEOUT_SECS" <<'PY' || {
-import os, sys, time, urllib.request
+import sys, time, urllib.request
 url, pid, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+
+def exited():
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
 deadline = time.monotonic() + limit
 while time.monotonic() < deadline:
-    try:
-        os.kill(pid, 0)
-    except OSError:
+    if exited():
         sys.exit("llama-server exited before it was ready")
     try:
         with urllib.request.urlopen(url, timeout=5) as reply:
@@ -155,6 +235,7 @@ while time.monotonic() < deadline:
     time.sleep(0.2)
 sys.exit(f"llama-server not healthy after {limit:.0f} s")
 PY
+    describe_exit
     log "llama-server did not become ready; its log:"
     tail -n 40 "$SERVER_LOG" >&2
     return 1

@@ -34,6 +34,9 @@ cargo test --workspace --no-fail-fast || failed+=("rust")
 step "acp agent (the official ACP Python SDK as the client)"
 bash tests/acp/run.sh || failed+=("acp")
 
+step "mcp server (the official MCP Python SDK and the MCP Inspector CLI as clients)"
+bash tests/mcp/run.sh || failed+=("mcp")
+
 step "local model server (real llama-server from PyPI sources, tiny Gemma model)"
 bash scripts/llama_server.sh || failed+=("local-server")
 

@@ -226,6 +226,7 @@ fn openai_streaming_happy_path_with_parallel_calls_edit_and_citations() {
             "list_directory",
             "find_files",
             "find_symbol",
+            "find_references",
             "file_outline",
             "list_open_buffers",
             "read_open_buffer",
@@ -1006,6 +1007,7 @@ fn a_configuration_change_takes_effect_at_the_next_ask() {
             json!({"text": "one"}),
             json!({"text": "two"}),
             json!({"text": "three"}),
+            json!({"text": "four"}),
         ],
     );
     s.client
@@ -1026,12 +1028,23 @@ fn a_configuration_change_takes_effect_at_the_next_ask() {
     s.client
         .request("copilot/ask", json!({"question": "q3"}))
         .unwrap();
-    let requests = s.fake.wait_for_requests(3, WAIT);
+    // The editor clients' own section, named after the product (the old one still works).
+    s.client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"copilot-ls": {"model": "fourth-model"}}}),
+    );
+    s.client
+        .request("copilot/ask", json!({"question": "q4"}))
+        .unwrap();
+    let requests = s.fake.wait_for_requests(4, WAIT);
     let models: Vec<_> = requests
         .iter()
         .map(|r| r.body["model"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(models, ["fake-model", "other-model", "third-model"]);
+    assert_eq!(
+        models,
+        ["fake-model", "other-model", "third-model", "fourth-model"]
+    );
     assert_eq!(requests[0].body["stream"], true);
     assert_eq!(requests[1].body["stream"], false);
     s.client.shutdown();

@@ -90,7 +90,8 @@ fn index(root: &Path, cache: &Path) -> Value {
             "files",
             "filesRead",
             "seconds",
-            "symbols"
+            "symbols",
+            "unreached"
         ],
         "{report}"
     );
@@ -342,18 +343,27 @@ fn the_server_indexes_in_the_background_with_progress() {
 }
 
 #[test]
-fn a_root_of_slash_is_bounded_and_answers_promptly() {
+fn a_workspace_past_the_bounds_is_indexed_up_to_them_with_a_warning() {
+    // (A root of `/` or a home directory is not indexed at all: tests/first_use.rs.)
+    let ws = temp_workspace();
+    for i in 0..300 {
+        std::fs::write(
+            ws.path().join(format!("src/generated_{i}.rs")),
+            format!("pub fn helper_{i}() -> u32 {{ {i} }}\n"),
+        )
+        .unwrap();
+    }
     let cache = tempfile::tempdir().unwrap();
     let cache_dir = cache.path().to_str().unwrap().to_string();
     let mut client = LspClient::spawn(
         Path::new(BIN),
-        Path::new("/"),
+        ws.path(),
         &[
             ("COPILOT_LS_CACHE_DIR", &cache_dir),
-            ("COPILOT_LS_INDEX_MAX_FILES", "2000"),
+            ("COPILOT_LS_INDEX_MAX_FILES", "100"),
         ],
     );
-    client.initialize(Path::new("/"), json!({}), json!({}));
+    client.initialize(ws.path(), json!({}), json!({}));
     let message = client.notification("window/showMessage", |m| {
         m["message"]
             .as_str()
@@ -361,25 +371,12 @@ fn a_root_of_slash_is_bounded_and_answers_promptly() {
             .contains("too large to index fully")
     });
     assert_eq!(message["type"], 2, "a warning: {message}");
-    let started = std::time::Instant::now();
     let result = client
         .request(
             "copilot/ask",
-            json!({"question": "where is the kernel log read?"}),
+            json!({"question": "How are tokens refilled?"}),
         )
         .expect("an answer");
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
-    for citation in result["citations"].as_array().unwrap() {
-        let path = citation["path"].as_str().unwrap();
-        for system in ["proc/", "sys/", "dev/"] {
-            assert!(!path.starts_with(system), "{path}");
-        }
-    }
+    assert_eq!(result["index"]["filesTotal"], 100, "{result}");
     client.shutdown();
-    // `/` contains the cache dir, so nothing was written there either.
-    assert!(files_in(cache.path()).is_empty());
 }

@@ -1,26 +1,19 @@
 //! End-to-end: hostile workspaces. A FIFO inside the workspace is an `Error:` for the
 //! tools (never a hang), through `copilot-ls tool` and through an ask.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::Duration;
 
 use copilot_ls_test_support::fake_provider::FakeProvider;
 use copilot_ls_test_support::lsp_client::LspClient;
+use copilot_ls_test_support::process::{run_bounded, Run};
 use copilot_ls_test_support::workspace::temp_workspace;
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
 /// A hang fails the test after this long instead of blocking the suite.
 const LIMIT: Duration = Duration::from_secs(60);
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
 
 /// Runs the binary in a clean environment with a private cache dir; fails the test if
 /// it has not exited within `LIMIT`.
@@ -30,36 +23,12 @@ fn run(args: &[&str], env: &[(&str, &str)], cache: &Path) -> Run {
         .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("COPILOT_LS_CACHE_DIR", cache)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("COPILOT_LS_CACHE_DIR", cache);
     for (key, value) in env {
         command.env(key, value);
     }
-    let mut child = command.spawn().expect("spawn copilot-ls");
-    let pid = child.id();
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let (mut stdout, mut stderr) = (String::new(), String::new());
-        let _ = out.read_to_string(&mut stdout);
-        let _ = err.read_to_string(&mut stderr);
-        let status = child.wait().ok();
-        let _ = sender.send(Run {
-            code: status.and_then(|s| s.code()),
-            stdout,
-            stderr,
-        });
-    });
-    match receiver.recv_timeout(LIMIT) {
-        Ok(run) => run,
-        Err(_) => {
-            // SAFETY: signalling the child this test started, by its pid.
-            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            panic!("copilot-ls {args:?} did not exit within {LIMIT:?}");
-        }
-    }
+    run_bounded(command, LIMIT)
+        .unwrap_or_else(|| panic!("copilot-ls {args:?} did not exit within {LIMIT:?}"))
 }
 
 fn mkfifo(path: &Path) {

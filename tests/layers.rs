@@ -1,10 +1,13 @@
-//! Architecture: data flows one way, `cli`/`lsp`/`acp` → `session` → `agent` → `tools` →
-//! `index` → `workspace`, the agent also calling `providers`, with `text` used by all.
+//! Architecture: data flows one way, `cli`/`lsp`/`acp`/`mcp` → `session` → `agent` → `tools` →
+//! `index` → `workspace`, the agent also calling `providers`, with `text` used by all;
+//! `acp` starts its sessions' MCP servers through `mcp::client` (the one place rmcp's
+//! client side lives).
 //! This test reads the sources and fails when a module reaches against that direction,
-//! when LSP types, ACP types or HTTP leak out of the layers that own them, when the
+//! when LSP types, ACP types, MCP types or HTTP leak out of the layers that own them, when the
 //! index or the workspace layer writes where it must not (acp/ writes only through its
-//! client), when tantivy is used outside `index/`, or when `syntax/` (pure: text in,
-//! definitions out) touches the disk or tree-sitter is used outside it.
+//! client), when tantivy is used outside `index/`, when `syntax/` (pure: text in,
+//! definitions out) touches the disk or tree-sitter is used outside it, or when a
+//! source file grows past 600 lines.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +20,7 @@ const MAY_USE: &[(&str, &[&str])] = &[
         &[
             "lsp",
             "acp",
+            "mcp",
             "session",
             "agent",
             "tools",
@@ -38,6 +42,20 @@ const MAY_USE: &[(&str, &[&str])] = &[
     ),
     (
         "acp",
+        &[
+            "mcp",
+            "session",
+            "agent",
+            "tools",
+            "index",
+            "workspace",
+            "providers",
+        ],
+    ),
+    // The MCP server front end, and the client (mcp/client.rs) an ACP session's MCP
+    // servers are started with: plain tools out, rmcp inside.
+    (
+        "mcp",
         &[
             "session",
             "agent",
@@ -69,6 +87,7 @@ const LAYERS: &[&str] = &[
     "cli",
     "lsp",
     "acp",
+    "mcp",
     "session",
     "agent",
     "tools",
@@ -158,6 +177,14 @@ fn modules_only_use_layers_to_their_right() {
                     line.trim()
                 ));
             }
+            // The agent and the ACP layer see MCP tools as plain tools, never rmcp's.
+            if line.contains("rmcp") && layer != "mcp" {
+                violations.push(format!(
+                    "{}:{number}: MCP types outside mcp/: {}",
+                    file.display(),
+                    line.trim()
+                ));
+            }
             if line.contains("reqwest") && layer != "providers" {
                 violations.push(format!(
                     "{}:{number}: HTTP outside providers/: {}",
@@ -215,12 +242,33 @@ fn lines_containing(dir: &str, needles: &[&str]) -> Vec<String> {
         let text = std::fs::read_to_string(file).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for (number, line) in code_lines(code) {
-            if needles.iter().any(|needle| line.contains(needle)) {
+            if needles.iter().any(|needle| mentions(line, needle)) {
                 found.push(format!("{}:{number}: {}", file.display(), line.trim()));
             }
         }
     }
     found
+}
+
+/// Whether `line` holds `needle` as written, not as the tail of a longer name
+/// (`AvailableCommand::new` is not `Command::new`).
+fn mentions(line: &str, needle: &str) -> bool {
+    line.match_indices(needle).any(|(at, _)| {
+        let word = needle.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        !word
+            || !line[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+#[test]
+fn mentions_reads_whole_names() {
+    assert!(mentions("let c = Command::new(\"sh\");", "Command::new"));
+    assert!(mentions("std::process::Command::new(x)", "Command::new"));
+    assert!(!mentions("AvailableCommand::new(name, d)", "Command::new"));
+    assert!(mentions("file.write(true)", ".write(true)"));
 }
 
 #[test]
@@ -247,6 +295,24 @@ fn acp_writes_only_through_its_client() {
     assert!(
         found.is_empty(),
         "acp/ writes only through its client:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_mcp_server_writes_runs_and_connects_nothing() {
+    // Its tools are read-only; an MCP client (for an ACP session's servers) would run
+    // programs, and lives in mcp/client.rs, which this check then leaves out.
+    let mut needles = vec!["OpenOptions"];
+    needles.extend(WRITES);
+    needles.extend(RUNS_OR_CONNECTS);
+    let found: Vec<String> = lines_containing("mcp", &needles)
+        .into_iter()
+        .filter(|line| !line.contains("mcp/client.rs"))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "mcp/ (the server) must not write, run or connect:\n{}",
         found.join("\n")
     );
 }
@@ -330,5 +396,31 @@ fn the_syntax_layer_touches_no_disk_and_owns_tree_sitter() {
         outside.is_empty(),
         "tree-sitter outside syntax/:\n{}",
         outside.join("\n")
+    );
+}
+
+/// The longest a source file may be: past it, a file holds several concerns (split it).
+const MAX_LINES: usize = 600;
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let relative = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let lines = std::fs::read_to_string(file).unwrap().lines().count();
+        if lines > MAX_LINES {
+            long.push(format!("{relative}: {lines} lines"));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "over {MAX_LINES} lines, split by concern: {long:#?}"
     );
 }

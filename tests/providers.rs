@@ -334,11 +334,11 @@ fn openai_sends_tool_choice_and_the_output_limit() {
 }
 
 #[test]
-fn an_empty_200_stream_is_asked_again_without_streaming_from_then_on() {
+fn an_empty_200_stream_is_asked_again_without_streaming_for_that_request_only() {
     let fake = FakeProvider::start(json!({"steps": [
         {"raw": ""},
         {"text": "whole reply"},
-        {"text": "again whole"},
+        {"text": "streamed again"},
     ]}));
     let provider = build(config(ProviderKind::OpenAi, &fake, true));
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -353,14 +353,15 @@ fn an_empty_200_stream_is_asked_again_without_streaming_from_then_on() {
     let second = runtime
         .block_on(provider.complete(&question(), &ignore_stream))
         .unwrap();
-    assert_eq!(second.turn.text, "again whole");
+    // The next request streams again: the fallback was for the first one alone.
+    assert_eq!(second.turn.text, "streamed again");
     assert_eq!(second.attempts, 1);
     let streamed: Vec<Value> = fake
         .requests()
         .iter()
         .map(|r| r.body["stream"].clone())
         .collect();
-    assert_eq!(streamed, [json!(true), json!(false), json!(false)]);
+    assert_eq!(streamed, [json!(true), json!(false), json!(true)]);
 
     // The same when the empty body claims to be JSON.
     let fake = FakeProvider::start(json!({"steps": [

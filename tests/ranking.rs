@@ -1,7 +1,10 @@
 //! End-to-end: the no-model ranking through `copilot-ls ask --json` on a small shop
 //! project: a traceback frame or a named symbol puts its file first and cites the
 //! definition's own lines, and a bug report saying "my test fails" does not lift the
-//! project's tests above its source (while a question about the tests does).
+//! project's tests above its source (while a question about the tests does). On a small
+//! HTTP client: a place is a definition or code, never a module docstring, an import
+//! block or an `if TYPE_CHECKING:` guard, and the questions reach the definitions that
+//! answer them.
 
 use std::path::Path;
 use std::process::Command;
@@ -260,4 +263,312 @@ test passed before. Is the discount applied to the cart total twice?
         "test_cart_total_fails_without_items is flaky on CI",
     ));
     assert_eq!(paths[0], "tests/test_cart.py", "{paths:?}");
+}
+
+// ---- A place is a definition or code, never a docstring, imports or a guard alone ----
+
+/// A small HTTP client shaped like `requests`: modules that open with a docstring, a
+/// block of imports and an `if TYPE_CHECKING:` guard, in the words of the questions
+/// (redirects, retries, limits), beside the definitions that answer them.
+const HTTPKIT: &[(&str, &str)] = &[
+    (
+        "httpkit/sessions.py",
+        r#""""
+httpkit.sessions
+~~~~~~~~~~~~~~~~
+
+This module provides a Session object to manage and persist settings across
+requests: cookies, auth, proxies. The session follows redirects, up to a limit,
+and retries failed connections through its adapters.
+"""
+import os
+import sys
+import time
+from collections import OrderedDict
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from .adapters import HTTPAdapter
+from .exceptions import InvalidSchema, TooManyRedirects
+from .models import DEFAULT_REDIRECT_LIMIT, PreparedRequest, Request
+
+if TYPE_CHECKING:
+    from .models import Response
+
+
+def merge_setting(request_setting, session_setting):
+    """Merges a request's setting over the session's."""
+    if session_setting is None:
+        return request_setting
+    if request_setting is None:
+        return session_setting
+    merged = OrderedDict(session_setting)
+    merged.update(request_setting)
+    return merged
+
+
+class SessionRedirectMixin:
+    def get_redirect_target(self, resp):
+        """The URL a response redirects to, or None."""
+        if resp.is_redirect:
+            return resp.headers["location"]
+        return None
+
+    def resolve_redirects(self, resp, req, stream=False, timeout=None):
+        """Follows the redirects of a response, yielding each response."""
+        hist = []
+        url = self.get_redirect_target(resp)
+        while url:
+            prepared = req.copy()
+            hist.append(resp)
+            resp.history = hist[1:]
+            if len(resp.history) >= self.max_redirects:
+                raise TooManyRedirects(
+                    f"Exceeded {self.max_redirects} redirects.", response=resp
+                )
+            resp.close()
+            prepared.url = url
+            resp = self.send(prepared, stream=stream, timeout=timeout, allow_redirects=False)
+            yield resp
+            url = self.get_redirect_target(resp)
+
+
+class Session(SessionRedirectMixin):
+    """A session: cookie persistence, connection pooling and configuration."""
+
+    def __init__(self):
+        self.headers = {}
+        self.auth = None
+        self.proxies = {}
+        self.verify = True
+        self.max_redirects = DEFAULT_REDIRECT_LIMIT
+        self.adapters = OrderedDict()
+        self.mount("https://", HTTPAdapter())
+        self.mount("http://", HTTPAdapter())
+
+    def mount(self, prefix, adapter):
+        self.adapters[prefix] = adapter
+"#,
+    ),
+    (
+        "httpkit/adapters.py",
+        r#""""
+httpkit.adapters
+~~~~~~~~~~~~~~~~
+
+This module contains the transport adapters that httpkit uses to define and
+maintain connections. How often a failed connection is retried is set here.
+"""
+import os.path
+import socket
+import typing
+
+from .exceptions import ConnectionError, ConnectTimeout, RetryError
+from .structures import CaseInsensitiveDict
+from .utils import get_auth_from_url, select_proxy
+
+if typing.TYPE_CHECKING:
+    from .models import PreparedRequest
+
+DEFAULT_POOLBLOCK = False
+DEFAULT_POOLSIZE = 10
+DEFAULT_RETRIES = 0
+DEFAULT_POOL_TIMEOUT = None
+
+
+class Retry:
+    """How many times, and after which errors, a connection is tried again."""
+
+    def __init__(self, total, read=True):
+        self.total = total
+        self.read = read
+
+    @classmethod
+    def from_int(cls, retries):
+        return cls(retries)
+
+
+class HTTPAdapter:
+    """The built-in HTTP adapter: a connection pool per host."""
+
+    def __init__(self, pool_connections=DEFAULT_POOLSIZE, max_retries=DEFAULT_RETRIES):
+        if max_retries == DEFAULT_RETRIES:
+            self.max_retries = Retry(0, read=False)
+        else:
+            self.max_retries = Retry.from_int(max_retries)
+        self.pool_connections = pool_connections
+
+    def send(self, request, stream=False, timeout=None):
+        conn = self.get_connection(request.url)
+        return conn.urlopen(request, retries=self.max_retries, timeout=timeout)
+"#,
+    ),
+    (
+        "httpkit/models.py",
+        r#""""
+httpkit.models
+~~~~~~~~~~~~~~
+
+The primary objects: requests, prepared requests and responses, and the
+default limit of redirects a session follows.
+"""
+import datetime
+import encodings.idna
+
+from .structures import CaseInsensitiveDict
+
+#: The most redirects a session follows by default.
+DEFAULT_REDIRECT_LIMIT = 30
+REDIRECT_STATI = (301, 302, 303, 307, 308)
+
+
+class Response:
+    """A server's response to a request."""
+
+    def __init__(self):
+        self.status_code = None
+        self.headers = CaseInsensitiveDict()
+        self.history = []
+
+    @property
+    def is_redirect(self):
+        return "location" in self.headers and self.status_code in REDIRECT_STATI
+"#,
+    ),
+    (
+        "httpkit/exceptions.py",
+        r#""""
+httpkit.exceptions
+~~~~~~~~~~~~~~~~~~
+
+The exceptions httpkit raises.
+"""
+
+
+class HTTPError(IOError):
+    """An HTTP error occurred."""
+
+
+class TooManyRedirects(HTTPError):
+    """Too many redirects."""
+
+
+class RetryError(HTTPError):
+    """Custom retries logic failed."""
+
+
+class ConnectionError(HTTPError):
+    """A connection error occurred."""
+"#,
+    ),
+    (
+        "httpkit/__init__.py",
+        r#"""httpkit: HTTP for humans, smaller."""
+from .sessions import Session
+"#,
+    ),
+];
+
+fn httpkit() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in HTTPKIT {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// Each citation as `path:line`, with the text of its line.
+fn places(ws: &Path, result: &Value) -> Vec<(String, String)> {
+    result["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let path = c["path"].as_str().unwrap();
+            let line = c["line"].as_u64().unwrap() as usize;
+            let text = std::fs::read_to_string(ws.join(path)).unwrap();
+            let shown = text.lines().nth(line - 1).unwrap_or("").to_string();
+            let shown = if in_module_docstring(&text, line) {
+                format!("(docstring) {shown}")
+            } else {
+                shown.trim().to_string()
+            };
+            (format!("{path}:{line}"), shown)
+        })
+        .collect()
+}
+
+/// Whether 1-based `line` lies in the docstring the module opens with.
+fn in_module_docstring(text: &str, line: usize) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    if !lines.first().is_some_and(|l| l.starts_with("\"\"\"")) {
+        return false;
+    }
+    let single = lines[0].len() > 3 && lines[0].trim_end().ends_with("\"\"\"");
+    let last = if single {
+        0
+    } else {
+        (1..lines.len())
+            .find(|&i| lines[i].contains("\"\"\""))
+            .unwrap_or(0)
+    };
+    line <= last + 1
+}
+
+/// What no place may be: a line of the module docstring, an import, a `TYPE_CHECKING`
+/// guard, a blank line.
+fn not_code(line: &str) -> bool {
+    line.is_empty()
+        || line.starts_with("(docstring)")
+        || line.starts_with("import ")
+        || line.starts_with("from ")
+        || line.contains("TYPE_CHECKING")
+}
+
+#[test]
+fn places_are_definitions_or_code_never_a_docstring_an_import_or_a_guard() {
+    let ws = httpkit();
+    for question in [
+        "How are redirects limited?",
+        "where is the retry count configured",
+    ] {
+        let result = ask(ws.path(), question);
+        let found = places(ws.path(), &result);
+        assert!(!found.is_empty(), "{question}: {result:#}");
+        for (place, line) in &found {
+            assert!(
+                !not_code(line),
+                "{question}: {place} is `{line}`: {found:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn how_are_redirects_limited_reaches_the_check_of_the_limit() {
+    let ws = httpkit();
+    let result = ask(ws.path(), "How are redirects limited?");
+    let found = places(ws.path(), &result);
+    // `resolve_redirects` raises TooManyRedirects once the history reaches the limit.
+    assert!(
+        found
+            .iter()
+            .any(|(_, line)| line.starts_with("def resolve_redirects(")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn where_is_the_retry_count_configured_reaches_the_module_constant() {
+    let ws = httpkit();
+    let result = ask(ws.path(), "where is the retry count configured");
+    let found = places(ws.path(), &result);
+    assert!(
+        found
+            .iter()
+            .any(|(place, line)| place == "httpkit/adapters.py:21" && line == "DEFAULT_RETRIES = 0"),
+        "{found:#?}"
+    );
 }

@@ -274,6 +274,31 @@ fn adversarial_paths_are_refused_and_the_canary_never_leaks() {
             json!({"pattern": "unsaved"}),
             Contains("lib_link.rs:2: pub fn unsaved() {}"),
         ),
+        (
+            "find_references",
+            json!({"name": "visible", "path": "../outside"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "find_references",
+            json!({"name": "visible", "path": "link_out"}),
+            Error("path is outside the workspace"),
+        ),
+        (
+            "find_references",
+            json!({"name": "remote", "path": ".git"}),
+            Error(".git internals"),
+        ),
+        (
+            "find_references",
+            json!({"name": "secret", "path": ".env"}),
+            Error("secret files"),
+        ),
+        (
+            "find_references",
+            json!({"name": "CANARY"}),
+            Contains("No uses of `CANARY`"),
+        ),
         ("find_files", json!({"pattern": "**/*"}), Lacks("canary")),
         ("find_files", json!({"pattern": "**/*"}), Lacks(".env")),
         ("find_files", json!({"pattern": "**/*"}), Lacks(".git/")),

@@ -283,6 +283,56 @@ fn a_call_retried_before_any_output_streams_its_text_once() {
     s.client.shutdown();
 }
 
+/// Issue #20 item 4: one empty 200 stream (llama-cpp-python's answer to a streamed
+/// request with tools) costs that call its streaming, not the rest of the process.
+#[test]
+fn an_empty_200_stream_falls_back_for_that_call_only_and_the_next_call_streams() {
+    let mut steps = vec![json!({"raw": ""})];
+    steps.extend(two_turns(3));
+    steps.push(json!({"text": "Still in src/rate_limit.rs:35.", "chunk_delay_ms": 3}));
+    let mut s = setup("openai", steps, json!({}));
+    let id = s.client.send_request(
+        "copilot/ask",
+        json!({"question": "How are tokens refilled?", "partialResultToken": "e", "conversationId": "c"}),
+    );
+    let result = s.client.response(id).expect("the ask succeeds");
+    assert_eq!(result["answer"], ANSWER);
+    // The empty reply and its rerun, then the ask's second call.
+    assert_eq!(result["usage"]["modelCalls"], 3, "{result:#}");
+    let seen = wait_for_turn_text(&mut s.client, "e", 2, ANSWER);
+    // Turn 1 came whole (one delta); turn 2 streamed again, in pieces.
+    assert_eq!(turn_text(&seen, 1), "Let me find the refill code.");
+    let pieces = |turn: u64| {
+        seen.iter()
+            .filter(|d| d["turn"] == turn && d.get("text").is_some())
+            .count()
+    };
+    assert_eq!(pieces(1), 1, "{seen:#?}");
+    assert!(pieces(2) > 3, "turn 2 streamed: {seen:#?}");
+
+    // A follow-up ask in the same process streams from its first call.
+    let follow_up = s
+        .client
+        .request(
+            "copilot/ask",
+            json!({"question": "And where exactly?", "partialResultToken": "f", "conversationId": "c"}),
+        )
+        .unwrap();
+    assert_eq!(follow_up["answer"], "Still in src/rate_limit.rs:35.");
+    let streamed: Vec<Value> = s
+        .fake
+        .wait_for_requests(4, WAIT)
+        .iter()
+        .map(|r| r.body["stream"].clone())
+        .collect();
+    assert_eq!(
+        streamed,
+        [json!(true), json!(false), json!(true), json!(true)],
+        "only the empty reply's rerun is not streamed"
+    );
+    s.client.shutdown();
+}
+
 #[test]
 fn an_anthropic_ask_reads_the_prompt_cache_from_its_second_call_and_its_follow_up() {
     let mut steps = two_turns(0);

@@ -149,6 +149,60 @@ fn each_unusable_frame_gets_one_error_reply_with_a_null_id_and_serving_goes_on()
     assert_eq!(null_replies, cases.len(), "one reply per frame: {log:#?}");
 }
 
+/// An error reply (not a request of the server's, nor `shutdown`'s result) on `id`.
+fn is_error_reply_on(message: &Value, id: &Value) -> bool {
+    message.get("id") == Some(id)
+        && message.get("method").is_none()
+        && message.get("error").is_some()
+}
+
+/// Issue #20 item 5: a request that is not usable but whose id can be read is answered
+/// on that id (JSON-RPC 2.0 keeps `null` for an id that cannot be detected).
+#[test]
+fn an_unusable_request_whose_id_is_readable_is_answered_on_that_id() {
+    let (mut client, _ws) = start();
+    let cases: [(&[u8], Value); 5] = [
+        (br#"{"id":2,"method":""}"#, json!(2)),
+        (br#"{"jsonrpc":"2.0","id":3,"method":""}"#, json!(3)),
+        (
+            br#"{"jsonrpc":"1.0","id":"s-4","method":"x/y"}"#,
+            json!("s-4"),
+        ),
+        (br#"{"jsonrpc":"2.0","id":5,"method":7}"#, json!(5)),
+        (br#"{"id":6,"method":"x/y","params":{}}"#, json!(6)),
+    ];
+    for (body, id) in &cases {
+        client.send_raw(&frame("Content-Length", body));
+        let wanted = id.clone();
+        let reply = client.wait_for(move |m| is_error_reply_on(m, &wanted));
+        assert_eq!(
+            reply["error"]["code"],
+            -32600,
+            "{}: {reply}",
+            String::from_utf8_lossy(body)
+        );
+    }
+    // Ids that cannot be read (or belong to no request) still get `null`.
+    for body in [
+        br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#.as_slice(),
+        br#"{"jsonrpc":"2.0","id":7}"#.as_slice(),
+    ] {
+        client.send_raw(&frame("Content-Length", body));
+        assert_eq!(null_id_error(&mut client)["code"], -32600);
+    }
+    let (status, _, log) = client.shutdown();
+    assert!(status.success());
+    for (_, id) in &cases {
+        let replies = log.iter().filter(|m| is_error_reply_on(m, id)).count();
+        assert_eq!(replies, 1, "one reply on id {id}: {log:#?}");
+    }
+    let null_replies = log
+        .iter()
+        .filter(|m| m.get("id") == Some(&Value::Null))
+        .count();
+    assert_eq!(null_replies, 2, "{log:#?}");
+}
+
 #[test]
 fn a_request_after_an_empty_frame_is_answered_without_waiting_for_more_input() {
     let (mut client, _ws) = start();

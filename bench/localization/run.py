@@ -8,7 +8,8 @@ Usage (from the repository root, after `cargo build --release`):
     python3 bench/localization/run.py --holdout  # the frozen holdout only
     python3 bench/localization/run.py --all      # both, reported apart
     options: --limit N (first N questions of each split), --repo OWNER/NAME, --id ID,
-             --no-bm25, --binary PATH, --verbose
+             --no-bm25, --binary PATH, --verbose, --cold (each ask on an empty cache,
+             without `copilot-ls index` first: what a first-time CLI user gets)
 
 Metrics: file Acc@1/Acc@5 over distinct cited files, the share of tests/docs among the top
 5, and for real issues, per answer file among the top 5 (its first citation):
@@ -78,11 +79,16 @@ def checkout(repo, commit):
     return dest
 
 
+# `--cold` points every ask at an empty cache of its own (a machine that has never seen
+# the project); otherwise all asks share this one, built beforehand.
+CACHE = os.path.join(TMP, "cache")
+
+
 def ask_env():
     env = {k: v for k, v in os.environ.items()
            if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY") and not k.startswith("COPILOT_LS_")}
     env["COPILOT_LS_PROVIDER"] = "none"
-    env["COPILOT_LS_CACHE_DIR"] = os.path.join(TMP, "cache")
+    env["COPILOT_LS_CACHE_DIR"] = CACHE
     return env
 
 
@@ -325,7 +331,10 @@ def main():
     ap.add_argument("--no-bm25", action="store_true")
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "copilot-ls"))
     ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--cold", action="store_true",
+                    help="every ask on an empty cache, with no `copilot-ls index` before it")
     a = ap.parse_args()
+    global CACHE
     if not os.access(a.binary, os.X_OK):
         sys.exit(f"no binary at {a.binary}: run `cargo build --release` first")
     splits = ["holdout"] if a.holdout else (["tune", "holdout"] if a.all else ["tune"])
@@ -340,7 +349,11 @@ def main():
     for i, (split, q) in enumerate(todo, 1):
         ws = checkout(q["repo"], q["base"])
         try:
-            ensure_index(a.binary, ws)
+            if a.cold:
+                CACHE = os.path.join(TMP, "cold-cache")
+                shutil.rmtree(CACHE, ignore_errors=True)
+            else:
+                ensure_index(a.binary, ws)
             ours, spans, secs = ask(a.binary, ws, q["question"])
         except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
             print(f"{q['id']}: {e}", file=sys.stderr)
@@ -388,7 +401,9 @@ def main():
     if timed:
         timed.sort()
         print(f"\nask: median {timed[len(timed) // 2]:.2f} s, max {timed[-1]:.2f} s "
-              f"(the checkout's index built beforehand by `copilot-ls index`); {time.monotonic() - started:.0f} s in all")
+              + ("(each on an empty cache: the index built by the ask itself)" if a.cold else
+                 "(the checkout's index built beforehand by `copilot-ls index`)")
+              + f"; {time.monotonic() - started:.0f} s in all")
     result = {
         "binary": a.binary,
         "summary": {f"{s}/{k}": {"ours": summarize(rs, "ours"),
@@ -396,7 +411,7 @@ def main():
                     for (s, k), rs in groups},
         "rows": rows,
     }
-    out = os.path.join(TMP, "results.json")
+    out = os.path.join(TMP, "results-cold.json" if a.cold else "results.json")
     with open(out, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=1)
     print(f"results: {os.path.relpath(out, ROOT)}")

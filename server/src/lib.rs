@@ -1,7 +1,7 @@
 //! copilot-ls: a language server that answers questions about a codebase.
 //!
 //! Layers, each calling only those to its right (see README "Architecture"):
-//! `cli`/`lsp`/`acp` → `session` → `agent` → `tools` → `index` → `workspace`, the agent also
+//! `cli`/`lsp`/`acp`/`mcp` → `session` → `agent` → `tools` → `index` → `workspace`, the agent also
 //! calling `providers`, with `text` used by all.
 
 pub mod acp;
@@ -9,6 +9,7 @@ pub mod agent;
 pub mod cli;
 pub mod index;
 pub mod lsp;
+pub mod mcp;
 pub mod providers;
 pub mod session;
 pub mod syntax;

@@ -34,6 +34,8 @@ FAKE_PROVIDER_BIN = os.environ.get("FAKE_PROVIDER_BIN", "")
 # Generous bounds for a loaded 2-core machine; every wait ends as soon as its event
 # happens.
 TIMEOUT = 30.0
+# Updates about the session rather than a prompt.
+SESSION_LEVEL_UPDATES = ("available_commands_update", "current_mode_update")
 
 
 class FakeProvider:
@@ -82,12 +84,19 @@ class EditorClient:
 
     `buffers` maps absolute paths to unsaved editor text served by fs/read_text_file
     (other paths are read from disk); `permission` is the option kind the user picks
-    (`allow_once`, `reject_once`) or `cancel`.
+    (`allow_once`, `allow_always`, `reject_once`), `cancel`, or `hang` (never answers);
+    `missing_as_empty` answers a read of a missing file with empty text (as
+    CodeCompanion does); `write_error` makes every write fail with that message;
+    `on_permission` is called (with the request) before a permission is answered.
     """
 
-    def __init__(self, permission: str = "allow_once") -> None:
+    def __init__(self, permission: str = "allow_once", missing_as_empty: bool = False,
+                 write_error: str | None = None) -> None:
         self.buffers: dict[str, str] = {}
         self.permission = permission
+        self.missing_as_empty = missing_as_empty
+        self.write_error = write_error
+        self.on_permission: Any = None
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
         self.permission_requests: list[Any] = []
@@ -110,10 +119,14 @@ class EditorClient:
         try:
             return ReadTextFileResponse(content=Path(path).read_text())
         except OSError as error:
+            if self.missing_as_empty and not Path(path).exists():
+                return ReadTextFileResponse(content="")
             raise acp.RequestError.resource_not_found(path) from error
 
     async def write_text_file(self, session_id: str, path: str, content: str,
                               **kwargs: Any) -> WriteTextFileResponse:
+        if self.write_error is not None:
+            raise acp.RequestError.internal_error({"details": self.write_error})
         self.writes.append((path, content))
         Path(path).write_text(content)
         return WriteTextFileResponse()
@@ -121,6 +134,10 @@ class EditorClient:
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any],
                                  **kwargs: Any) -> RequestPermissionResponse:
         self.permission_requests.append((tool_call, options))
+        if self.on_permission is not None:
+            self.on_permission(tool_call, options)
+        if self.permission == "hang":
+            await asyncio.Event().wait()
         for option in options:
             if option.kind == self.permission:
                 return RequestPermissionResponse(
@@ -128,7 +145,13 @@ class EditorClient:
         return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
     def wire_updates(self) -> list[dict[str, Any]]:
-        """The `update` objects of the session/update notifications, in wire order."""
+        """The `update` objects of the session/update notifications about prompts, in
+        wire order (the session's own, commands and mode, are in `session_updates`)."""
+        return [u for u in self.session_updates()
+                if u["sessionUpdate"] not in SESSION_LEVEL_UPDATES]
+
+    def session_updates(self) -> list[dict[str, Any]]:
+        """Every `update` object of the session/update notifications, in wire order."""
         return [m["params"]["update"] for m in self.wire if m.get("method") == "session/update"]
 
     def text(self) -> str:
@@ -155,8 +178,10 @@ class Agent:
             client_info=acp.schema.Implementation(name="pytest", version="1"),
         )
 
-    async def new_session(self) -> str:
-        response = await self.connection.new_session(cwd=str(self.workspace), mcp_servers=[])
+    async def new_session(self, mcp_servers: list[Any] | None = None,
+                          cwd: Path | None = None) -> str:
+        response = await self.connection.new_session(
+            cwd=str(cwd or self.workspace), mcp_servers=mcp_servers or [])
         return response.session_id
 
     async def prompt(self, session_id: str, *blocks: Any) -> Any:
@@ -211,3 +236,107 @@ async def running_agent(workspace: Path, fake: FakeProvider | None, client: Edit
 
 def run(coroutine: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coroutine, 2 * TIMEOUT))
+
+
+def prompt_once(workspace: Path, fake: FakeProvider, blocks: list[Any],
+                client: EditorClient | None = None, **env: str) -> tuple[EditorClient, Any]:
+    """One prompt in a fresh agent and session: the client (what it saw) and the
+    response. Stops the fake provider."""
+    client = client or EditorClient()
+
+    async def body():
+        async with running_agent(workspace, fake, client, **env) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            return await agent.prompt(session, *blocks)
+
+    try:
+        return client, run(body())
+    finally:
+        fake.stop()
+
+
+def agent_env(workspace: Path, fake: FakeProvider | None, **env: str) -> dict[str, str]:
+    """The environment `running_agent` gives the agent, for agents started by hand."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", ""),
+        "COPILOT_LS_PROVIDER": "openai" if fake else "none",
+        "COPILOT_LS_BASE_URL": fake.url if fake else "",
+        "COPILOT_LS_MODEL": "fake-model",
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        "COPILOT_LS_LOG": "info",
+        "XDG_CACHE_HOME": str(workspace.parent / (workspace.name + "-cache")),
+        **env,
+    }
+
+
+class RawAgent:
+    """`copilot-ls acp` spoken to line by line, for what an SDK would never send."""
+
+    def __init__(self, process: Any) -> None:
+        self.process = process
+        self.next_id = 100
+
+    @classmethod
+    async def start(cls, workspace: Path, fake: FakeProvider | None = None, **env: str) -> "RawAgent":
+        log = open(workspace.parent / (workspace.name + "-raw-agent.log"), "a")
+        process = await asyncio.create_subprocess_exec(
+            COPILOT_LS_BIN, "acp", cwd=str(workspace), env=agent_env(workspace, fake, **env),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
+            limit=64 * 1024 * 1024)
+        log.close()
+        return cls(process)
+
+    async def write(self, data: bytes) -> None:
+        self.process.stdin.write(data)
+        await self.process.stdin.drain()
+
+    async def send(self, method: str, params: Any, id: Any = None) -> Any:
+        if id is None:
+            self.next_id += 1
+            id = self.next_id
+        await self.write((json.dumps({"jsonrpc": "2.0", "id": id, "method": method,
+                                      "params": params}) + "\n").encode())
+        return id
+
+    async def notify(self, method: str, params: Any) -> None:
+        await self.write((json.dumps({"jsonrpc": "2.0", "method": method,
+                                      "params": params}) + "\n").encode())
+
+    async def read(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        assert line, "the agent closed its output"
+        return json.loads(line)
+
+    async def reply(self, id: Any, timeout: float = TIMEOUT,
+                    seen: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Reads until the reply to `id`; other messages go to `seen`. Requests from the
+        agent (fs, permission) are answered with an error."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = await self.read(max(0.01, deadline - time.monotonic()))
+            if "id" in message and message.get("id") == id and "method" not in message:
+                return message
+            if seen is not None:
+                seen.append(message)
+            if "method" in message and "id" in message:
+                await self.write((json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {
+                    "code": -32601, "message": "not here"}}) + "\n").encode())
+
+    async def initialize(self) -> dict[str, Any]:
+        id = await self.send("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        return await self.reply(id)
+
+    async def new_session(self, cwd: Path) -> str:
+        id = await self.send("session/new", {"cwd": str(cwd), "mcpServers": []})
+        return (await self.reply(id))["result"]["sessionId"]
+
+    async def close(self) -> int:
+        if self.process.stdin and not self.process.stdin.is_closing():
+            self.process.stdin.close()
+        try:
+            return await asyncio.wait_for(self.process.wait(), 5)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            return await self.process.wait()

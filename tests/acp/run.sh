@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs the ACP tests: the real `copilot-ls acp` driven by the official ACP Python SDK
-# (`agent-client-protocol` from PyPI) against the scripted fake provider. Installs the
-# SDK and pytest into a venv under $REPO/.tmp/ on first use.
+# (`agent-client-protocol` from PyPI) and by acpx (npm, a third-party ACP client)
+# against the scripted fake provider, with the reference MCP server from npm
+# (`@modelcontextprotocol/server-everything`) as a session's MCP server. Installs the
+# SDK and pytest into a venv, and the npm packages of package.json (Node 24 for acpx
+# among them) into a folder, under $REPO/.tmp/ on first use.
 # Env: COPILOT_LS_BIN, FAKE_PROVIDER_BIN (default: $REPO/target/debug/...).
 # Last lines: pytest's "N passed", then "acp: N passed, N failed".
 set -uo pipefail
@@ -9,6 +12,7 @@ set -uo pipefail
 TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$TEST_DIR/../.." && pwd)
 VENV=$REPO/.tmp/.venv-acp
+NPM_DIR=$REPO/.tmp/npm-acp
 
 export COPILOT_LS_BIN=${COPILOT_LS_BIN:-$REPO/target/debug/copilot-ls}
 export FAKE_PROVIDER_BIN=${FAKE_PROVIDER_BIN:-$REPO/target/debug/fake-provider}
@@ -40,10 +44,34 @@ install_deps() {
   cp "$TEST_DIR/requirements.txt" "$stamp"
 }
 
-if ! install_deps; then
+install_npm_deps() {
+  local stamp=$NPM_DIR/.package.json
+  if [ -x "$NPM_DIR/node_modules/.bin/acpx" ] && cmp -s "$TEST_DIR/package.json" "$stamp"; then
+    return 0
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get -o DPkg::Lock::Timeout=600 update -q >&2 \
+      && as_root apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
+        nodejs npm >&2 || return 1
+  fi
+  log "installing acpx, server-everything and node 24 from npm into $NPM_DIR"
+  rm -rf "$NPM_DIR" && mkdir -p "$NPM_DIR"
+  cp "$TEST_DIR/package.json" "$NPM_DIR/package.json"
+  (cd "$NPM_DIR" && npm install --silent --no-audit --no-fund >&2) \
+    || { log "npm install failed"; return 1; }
+  cp "$TEST_DIR/package.json" "$stamp"
+}
+
+if ! install_deps || ! install_npm_deps; then
   summary 0 1
   exit 1
 fi
+# acpx runs on Node 24 (first on its PATH); the MCP server runs on the same node.
+export ACPX_NODE_DIR=$NPM_DIR/node_modules/.bin
+export ACPX_BIN=$NPM_DIR/node_modules/.bin/acpx
+export NODE_BIN=$NPM_DIR/node_modules/.bin/node
+export MCP_SERVER_EVERYTHING=$NPM_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 for bin in "$COPILOT_LS_BIN" "$FAKE_PROVIDER_BIN"; do
   if [ ! -x "$bin" ]; then
     log "missing $bin (cargo build --workspace --bins, or set COPILOT_LS_BIN / FAKE_PROVIDER_BIN)"

@@ -12,7 +12,8 @@ import acp
 from acp import resource_block, resource_link_block, text_block
 from acp.helpers import embedded_text_resource
 
-from conftest import COPILOT_LS_BIN, TIMEOUT, EditorClient, FakeProvider, run, running_agent
+from conftest import (COPILOT_LS_BIN, TIMEOUT, EditorClient, FakeProvider, prompt_once, run,
+                      running_agent)
 
 LIB_BEFORE = "// Arithmetic.\npub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
 LIB_AFTER = "// Arithmetic.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"
@@ -52,18 +53,7 @@ def test_an_answer_streams_with_tool_calls_and_locations_before_the_response(wor
         turn("`add` subtracts: see src/lib.rs:2-3."),
     ], fake_dir)
 
-    async def body():
-        client = EditorClient()
-        async with running_agent(workspace, fake, client) as agent:
-            await agent.initialize()
-            session = await agent.new_session()
-            response = await agent.prompt(session, text_block("What does add do?"))
-        return client, response
-
-    try:
-        client, response = run(body())
-    finally:
-        fake.stop()
+    client, response = prompt_once(workspace, fake, [text_block("What does add do?")])
     assert response.stop_reason == "end_turn"
     # In wire order: the first turn's text as it streams (several chunks), its tool call
     # started then finished, the answer's chunks, and only then the prompt's response.
@@ -104,18 +94,7 @@ def test_an_answer_tool_answer_is_sent_once_with_its_citations(workspace, fake_d
         })),
     ], fake_dir)
 
-    async def body():
-        client = EditorClient()
-        async with running_agent(workspace, fake, client) as agent:
-            await agent.initialize()
-            session = await agent.new_session()
-            response = await agent.prompt(session, text_block("What is wrong with add?"))
-        return client, response
-
-    try:
-        client, response = run(body())
-    finally:
-        fake.stop()
+    client, response = prompt_once(workspace, fake, [text_block("What is wrong with add?")])
     assert response.stop_reason == "end_turn"
     text = client.text()
     assert text.count("It subtracts instead of adding.") == 1, text
@@ -141,18 +120,7 @@ def test_reasoning_streamed_apart_is_a_thought(workspace, fake_dir):
         {"content": "It adds two numbers."},
     )}], fake_dir)
 
-    async def body():
-        client = EditorClient()
-        async with running_agent(workspace, fake, client) as agent:
-            await agent.initialize()
-            session = await agent.new_session()
-            response = await agent.prompt(session, text_block("What does add do?"))
-        return client, response
-
-    try:
-        client, response = run(body())
-    finally:
-        fake.stop()
+    client, response = prompt_once(workspace, fake, [text_block("What does add do?")])
     assert response.stop_reason == "end_turn"
     updates = client.wire_updates()
     kinds = [u["sessionUpdate"] for u in updates]

@@ -32,10 +32,17 @@ return {
       if ask and ask.on_partial(params) then
         return
       end
+      -- The server titles an ask's progress `Copilot` (PROTOCOL.md section 3); in
+      -- vim.lsp.status() that reads like GitHub Copilot's, so it shows the product's name.
+      local value = type(params) == 'table' and params.value
+      if type(value) == 'table' and value.kind == 'begin' and value.title == 'Copilot' then
+        params = vim.deepcopy(params)
+        params.value.title = 'copilot-ls'
+      end
       return vim.lsp.handlers['$/progress'](err, params, ctx)
     end,
   },
   -- Empty dicts, not {}: merged with the user's options they stay JSON objects.
   init_options = vim.empty_dict(),
-  settings = { copilot = vim.empty_dict() },
+  settings = { [config.settings_section] = vim.empty_dict() },
 }

@@ -303,10 +303,99 @@ function H.wait_ask()
   return require('copilot_ls').last()
 end
 
+-- Where screen dumps go (run.sh keeps them with the run's other artifacts).
+H.screens = vim.env.NVIM_TEST_SCREENS or (vim.fn.tempname() .. '-screens')
+
+--- The screen as a user would see it (Neovim keeps its grid headless too: windows,
+--- floats, folds and `~` rows), written to `H.screens/<name>.txt`. Returns its rows.
+---@param name string
+---@return string[]
+function H.screen(name)
+  vim.cmd('redraw!')
+  local rows = {}
+  for row = 1, vim.o.lines do
+    local cells = {}
+    for col = 1, vim.o.columns do
+      table.insert(cells, vim.fn.screenstring(row, col))
+    end
+    table.insert(rows, (table.concat(cells):gsub('%s+$', '')))
+  end
+  vim.fn.mkdir(H.screens, 'p')
+  vim.fn.writefile(rows, ('%s/%s.txt'):format(H.screens, name))
+  return rows
+end
+
 ---@param bufnr integer
 ---@return string
 function H.text(bufnr)
   return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+end
+
+---@param id string
+---@param name string
+---@param arguments table
+---@return table a scripted tool call of the fake provider
+function H.tool_call(id, name, arguments)
+  return { id = id, name = name, arguments = arguments }
+end
+
+--- A scripted model turn that ends the loop with the answer tool.
+---@param text string
+---@param citations? table[]
+---@param extra? table more fields of the step (delay_ms, ...)
+function H.answer_turn(text, citations, extra)
+  return vim.tbl_extend('force', {
+    tool_calls = {
+      H.tool_call('call_answer', 'answer', { answer = text, citations = citations or {} }),
+    },
+  }, extra or {})
+end
+
+---@return string the thread buffer's text
+function H.thread_text()
+  return H.text(require('copilot_ls.answer').bufnr)
+end
+
+--- Row (1-based) of the first thread line containing `text`.
+---@param text string
+---@return integer
+function H.row_of(text)
+  local lines = vim.api.nvim_buf_get_lines(require('copilot_ls.answer').bufnr, 0, -1, false)
+  for i, line in ipairs(lines) do
+    if line:find(text, 1, true) then
+      return i
+    end
+  end
+  error(('%q not in the thread:\n%s'):format(text, table.concat(lines, '\n')))
+end
+
+--- Types keys as the user would, waiting for what they map to.
+---@param keys string
+function H.press(keys)
+  vim.api.nvim_feedkeys(vim.keycode(keys), 'mx', false)
+end
+
+--- Feeds one `$/progress` to the client as its RPC layer does with a notification.
+---@param client vim.lsp.Client
+---@param token string
+---@param value table
+function H.deliver(client, token, value)
+  client:_notification('$/progress', { token = token, value = value })
+end
+
+---@param bufnr integer
+---@param code 'citation'|'suggested-edit'
+---@return vim.Diagnostic[] the server's diagnostics of that kind in bufnr
+function H.diagnostics(bufnr, code)
+  return vim.tbl_filter(function(d)
+    return d.source == 'copilot' and d.code == code
+  end, vim.diagnostic.get(bufnr))
+end
+
+--- Fails when anything was notified at ERROR level, saying what.
+function H.assert_no_errors()
+  local errors = H.notified(vim.log.levels.ERROR)
+  assert(#errors == 0, 'errors were notified: ' .. vim.inspect(errors))
 end
 
 --- Undoes everything a spec did: servers, providers, windows, buffers, lists, state.
@@ -322,6 +411,7 @@ function H.cleanup()
   H.servers = {}
   if package.loaded['copilot_ls.ask'] then
     require('copilot_ls.ask').last = nil
+    require('copilot_ls.ask').origin = nil
   end
   if package.loaded['copilot_ls.config'] then
     local config = require('copilot_ls.config')

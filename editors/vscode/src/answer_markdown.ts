@@ -66,10 +66,11 @@ export function editLocation(e: SuggestedEdit): Location {
   return { uri: e.uri, line, endLine: line };
 }
 
+// A no-model answer says itself that no model is configured (and how to set one).
 const STOP_NOTES: Record<string, string | undefined> = {
   answered: undefined,
-  max_steps: 'The step limit (`copilot.maxSteps`) was reached before the model gave a final answer.',
-  no_provider: 'No model is configured (`copilot.provider`), so these are the places the server\'s own code search found.',
+  max_steps: 'The step limit (`copilot-ls.maxSteps`) was reached before the model gave a final answer.',
+  no_provider: undefined,
   cancelled: 'The question was cancelled.',
 };
 
@@ -120,16 +121,45 @@ export function answerMarkdown(result: AskResult, placements?: PlacementLookup):
   return out.join('\n');
 }
 
+/** Where a `path:line` mention of the answer points now: its lines, moved or not. */
+export type MentionFollower = (path: string, line: number, endLine: number) => { line: number; endLine: number };
+
+/**
+ * Moves a mention that falls inside a citation's lines by as many lines as that
+ * citation moved since the answer: the same places (live_positions.ts, fed by the server's
+ * republished diagnostics) that the citation links, the tree, Go to Citation and the
+ * Problems panel show. A mention outside every citation, or of one whose text is gone,
+ * keeps its lines.
+ */
+export function mentionFollower(result: AskResult, placements: PlacementLookup | undefined): MentionFollower {
+  return (path, line, endLine) => {
+    let best: { index: number; span: number } | undefined;
+    result.citations.forEach((c, index) => {
+      const last = Math.max(c.line, c.endLine);
+      if (c.verified && c.path === path && line >= c.line && line <= last && (!best || last - c.line < best.span)) {
+        best = { index, span: last - c.line };
+      }
+    });
+    const placement = best && placements?.citation(best.index);
+    if (!best || placement?.kind !== 'followed') {
+      return { line, endLine };
+    }
+    const delta = placement.location.line - result.citations[best.index].line;
+    return { line: line + delta, endLine: endLine + delta };
+  };
+}
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
  * A markdown-it rule that turns `path:line` and `path:line-line` mentions of the given
- * files, in plain text and in inline code, into location links. Mentions already inside
- * a link are left alone.
+ * files, in plain text and in inline code, into location links to where `follow` says
+ * those lines are now (the mention's text says so too). Mentions already inside a link
+ * are left alone.
  */
-function mentionLinks(md: InstanceType<typeof MarkdownIt>, uriOfPath: Map<string, string>): void {
+function mentionLinks(md: InstanceType<typeof MarkdownIt>, uriOfPath: Map<string, string>, follow: MentionFollower): void {
   if (uriOfPath.size === 0) {
     return;
   }
@@ -155,11 +185,12 @@ function mentionLinks(md: InstanceType<typeof MarkdownIt>, uriOfPath: Map<string
         let last = 0;
         pattern.lastIndex = 0;
         for (let m = pattern.exec(tok.content); m; m = pattern.exec(tok.content)) {
-          const line = Number(m[2]);
-          const endLine = m[3] !== undefined ? Math.max(line, Number(m[3])) : line;
-          if (line < 1) {
+          const said = Number(m[2]);
+          if (said < 1) {
             continue;
           }
+          const { line, endLine } = follow(m[1], said, m[3] !== undefined ? Math.max(said, Number(m[3])) : said);
+          const label = line === said ? m[0] : m[3] !== undefined ? `${m[1]}:${line}-${endLine}` : `${m[1]}:${line}`;
           if (tok.type === 'text' && m.index > last) {
             const before = new state.Token('text', '', 0);
             before.content = tok.content.slice(last, m.index);
@@ -169,7 +200,7 @@ function mentionLinks(md: InstanceType<typeof MarkdownIt>, uriOfPath: Map<string
           open.attrs = [['href', locationHref({ uri: uriOfPath.get(m[1]) as string, line, endLine })]];
           const inner = new state.Token(tok.type, tok.tag, 0);
           // Inline code stays code as a whole: the link wraps the entire span.
-          inner.content = tok.type === 'code_inline' ? tok.content : m[0];
+          inner.content = tok.type === 'code_inline' ? tok.content.replace(m[0], () => label) : label;
           inner.markup = tok.markup;
           children.push(open, inner, new state.Token('link_close', 'a', -1));
           last = tok.type === 'code_inline' ? tok.content.length : m.index + m[0].length;
@@ -207,7 +238,10 @@ export function linkablePaths(result: AskResult): Map<string, string> {
  * of `uriOfPath`'s files become location links, and fenced code is highlighted and gets
  * a copy button.
  */
-export function createMarkdown(uriOfPath: Map<string, string> = new Map()): InstanceType<typeof MarkdownIt> {
+export function createMarkdown(
+  uriOfPath: Map<string, string> = new Map(),
+  follow: MentionFollower = (_path, line, endLine) => ({ line, endLine }),
+): InstanceType<typeof MarkdownIt> {
   const md: InstanceType<typeof MarkdownIt> = new MarkdownIt({
     html: false,
     linkify: false,
@@ -222,7 +256,7 @@ export function createMarkdown(uriOfPath: Map<string, string> = new Map()): Inst
     const inner = fence ? fence(tokens, idx, options, env, self) : self.renderToken(tokens, idx, options);
     return `<div class="code-block"><button class="copy" type="button" title="Copy the code">Copy</button>${inner}</div>\n`;
   };
-  mentionLinks(md, uriOfPath);
+  mentionLinks(md, uriOfPath, follow);
   return md;
 }
 

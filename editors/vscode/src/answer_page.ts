@@ -33,7 +33,8 @@ const STYLE = `
   .phase { color: var(--vscode-descriptionForeground); font-style: italic; }
   .spinner { display: inline-block; width: 0.8em; height: 0.8em; border: 2px solid var(--vscode-descriptionForeground); border-right-color: transparent; border-radius: 50%; animation: spin 1s linear infinite; vertical-align: -1px; }
   @keyframes spin { to { transform: rotate(360deg); } }
-  .error { color: var(--vscode-errorForeground); }
+  .error > p:first-child { color: var(--vscode-errorForeground); }
+  .error-actions { margin-top: 0; }
   .usage { color: var(--vscode-descriptionForeground); font-size: 0.9em; }
   .code-block { position: relative; margin: 8px 0; }
   .code-block .copy { position: absolute; top: 4px; right: 4px; opacity: 0.6; }
@@ -135,6 +136,12 @@ const SCRIPT = `
     if (apply) {
       const section = apply.closest('.exchange');
       vscode.postMessage({ type: 'apply', exchange: Number(section?.id.replace('exchange-', '')), edit: apply.dataset.edit });
+      return;
+    }
+    const fix = target?.closest('button.error-action');
+    if (fix) {
+      const section = fix.closest('.exchange');
+      vscode.postMessage({ type: 'action', exchange: Number(section?.id.replace('exchange-', '')), action: Number(fix.dataset.action) });
     }
   });
   function ask() {

@@ -1,5 +1,7 @@
-// The current thread and where its last answer's citations and edits are now: what the
-// answer view, "Follow Up", the citation tree and "Go to Citation" read. Pure, with plain
+// The current thread and where its answers' citations and edits are now: what the
+// answer view, "Follow Up", the citation tree and "Go to Citation" read. The last answer's
+// places follow the server's republished diagnostics; an earlier answer's keep where they
+// were last seen (the server republishes only the last answer's). Pure, with plain
 // listeners.
 
 import { editLocation, type Location } from './answer_markdown';
@@ -23,6 +25,8 @@ export interface StoreChange {
 export class AnswerStore {
   private current_ = new Thread(newConversationId());
   private positions_: LivePositions | undefined;
+  /** Every answered exchange's places; the last answer's is `positions_`. */
+  private readonly placed = new Map<Exchange, LivePositions>();
   private readonly listeners = new Set<(change: StoreChange) => void>();
 
   /** `normalize` maps URIs to the form diagnostics are keyed by (see LivePositions). */
@@ -42,6 +46,11 @@ export class AnswerStore {
     return this.positions_;
   }
 
+  /** Where an exchange's citations and edits are now (or were last seen). */
+  positionsOf(exchange: Exchange): LivePositions | undefined {
+    return this.placed.get(exchange);
+  }
+
   /** The conversation the thread continues. */
   get conversationId(): string | undefined {
     return this.current_.conversationId;
@@ -51,6 +60,7 @@ export class AnswerStore {
   newThread(): Thread {
     this.current_ = new Thread(newConversationId());
     this.positions_ = undefined;
+    this.placed.clear();
     this.emit({});
     return this.current_;
   }
@@ -70,7 +80,9 @@ export class AnswerStore {
     }
     const edits = new Map<string, Location>(result.edits.map((e) => [e.id, editLocation(e)]));
     this.positions_ = new LivePositions(result, exchange.question, this.normalize, edits);
-    // The earlier exchanges lose their Apply buttons and followed links: re-render all.
+    this.placed.set(exchange, this.positions_);
+    // The earlier exchanges lose their Apply buttons; their links stay where they were
+    // last followed: re-render all.
     this.emit({});
   }
 

@@ -4,30 +4,42 @@
 // as messages and are handled by the extension, not the webview.
 
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { classifyLink } from './answer_markdown';
 import { answerPage, EMPTY_THREAD } from './answer_page';
 import type { AnswerStore, StoreChange } from './answer_store';
 import { applySuggestedEdit } from './apply_edit';
+import { isApplied } from './edit_diff';
 import { openLocation } from './open_location';
 import type { Exchange } from './thread';
 import { renderExchange } from './thread_render';
 
 export class AnswerView implements vscode.Disposable {
-  public static readonly viewType = 'copilot.answer';
+  public static readonly viewType = 'copilot-ls.answer';
   private panel: vscode.WebviewPanel | undefined;
   private readonly asked = new vscode.EventEmitter<string>();
   /** Questions typed into the thread's input box. */
   readonly onAsk = this.asked.event;
   private readonly stops = new Map<Exchange, () => void>();
   private readonly subs: vscode.Disposable[] = [];
+  private readonly visibility = new vscode.EventEmitter<boolean>();
+  /** show() revealed the panel; VS Code says it is visible a moment later. */
+  private revealed = false;
+  /** Fires when the thread comes into view or leaves it (hidden behind a tab, closed). */
+  readonly onDidChangeVisibility = this.visibility.event;
 
   constructor(
     private readonly store: AnswerStore,
     private readonly log: vscode.LogOutputChannel,
   ) {
     const sub = store.onDidChange((change) => this.update(change));
-    this.subs.push({ dispose: () => sub.dispose() }, this.asked);
+    this.subs.push({ dispose: () => sub.dispose() }, this.asked, this.visibility);
+  }
+
+  /** Whether the thread is on screen: then it, not a notification, shows an ask. */
+  get visible(): boolean {
+    return this.panel !== undefined && (this.panel.visible || this.revealed);
   }
 
   /** Calls `stop` when the user presses Stop while `exchange` runs. */
@@ -38,6 +50,7 @@ export class AnswerView implements vscode.Disposable {
 
   /** Shows the thread, creating the panel beside the editor if needed. */
   show(preserveFocus = true): void {
+    this.revealed = true;
     if (this.panel) {
       this.panel.reveal(undefined, preserveFocus);
       return;
@@ -52,6 +65,12 @@ export class AnswerView implements vscode.Disposable {
     );
     this.panel.onDidDispose(() => {
       this.panel = undefined;
+      this.revealed = false;
+      this.visibility.fire(false);
+    });
+    this.panel.onDidChangeViewState((e) => {
+      this.revealed = false;
+      this.visibility.fire(e.webviewPanel.visible);
     });
     this.panel.webview.onDidReceiveMessage((msg: unknown) => this.onMessage(msg));
     const nonce = randomBytes(16).toString('base64');
@@ -64,9 +83,14 @@ export class AnswerView implements vscode.Disposable {
   }
 
   private render(exchange: Exchange): string {
-    const last = this.store.thread.lastAnswered;
-    const isLast = exchange === last;
-    return renderExchange(exchange, { placements: isLast ? this.store.positions : undefined, editsApplicable: isLast });
+    return renderExchange(exchange, {
+      placements: this.store.positionsOf(exchange),
+      editsApplicable: exchange === this.store.thread.lastAnswered,
+      isApplied: (edit, texts) => {
+        const text = documentText(edit.uri);
+        return text !== undefined && isApplied(text, texts.oldText, texts.newText);
+      },
+    });
   }
 
   private update(change: StoreChange): void {
@@ -114,6 +138,12 @@ export class AnswerView implements vscode.Disposable {
       case 'apply':
         this.apply(m.exchange, m.edit);
         break;
+      case 'action': {
+        const exchange = this.store.thread.exchanges.find((e) => e.id === m.exchange);
+        const action = typeof m.action === 'number' ? exchange?.errorActions?.[m.action] : undefined;
+        if (action) void vscode.commands.executeCommand(action.command, ...action.args);
+        break;
+      }
     }
   }
 
@@ -141,5 +171,19 @@ export class AnswerView implements vscode.Disposable {
   dispose(): void {
     this.panel?.dispose();
     for (const s of this.subs) s.dispose();
+  }
+}
+
+/** The editor's text of a document, else the file's on disk; undefined when neither. */
+function documentText(uri: string): string | undefined {
+  const parsed = vscode.Uri.parse(uri);
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === parsed.toString());
+  if (open) {
+    return open.getText();
+  }
+  try {
+    return parsed.scheme === 'file' ? readFileSync(parsed.fsPath, 'utf8') : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,24 +1,39 @@
 // Applying a suggested edit from the thread exactly as its quick fix would: the server's
 // current code action for it (which follows the edit's text as the document changes)
-// carries the WorkspaceEdit, and VS Code shows it in the Refactor Preview first, where
-// the user ticks and applies it.
+// carries the WorkspaceEdit, and VS Code shows it in the Refactor Preview first, the
+// change ticked (edit_preview.ts), where the user reviews and applies it.
 
 import * as vscode from 'vscode';
-import type { SuggestedEdit } from './protocol';
+import { forPreview } from './edit_preview';
 import { ourDiagnostics } from './live_diagnostics';
+import type { SuggestedEdit } from './protocol';
 
-export async function applySuggestedEdit(edit: SuggestedEdit, log: vscode.LogOutputChannel): Promise<void> {
+/** How an Apply ended, in words for the thread and the log. */
+export type ApplyOutcome = 'applied' | 'not applied' | 'no longer offered' | 'failed';
+
+export async function applySuggestedEdit(edit: SuggestedEdit, log: vscode.LogOutputChannel): Promise<ApplyOutcome> {
+  try {
+    return await apply(edit, log);
+  } catch (err) {
+    log.error(`applying suggested edit ${edit.id} (${edit.title}) failed: ${String(err)}`);
+    void vscode.window.showErrorMessage(`copilot-ls: "${edit.title}" could not be applied: ${String(err)}`);
+    return 'failed';
+  }
+}
+
+async function apply(edit: SuggestedEdit, log: vscode.LogOutputChannel): Promise<ApplyOutcome> {
   const uri = vscode.Uri.parse(edit.uri);
   const diagnostic = ourDiagnostics(uri).find((d) => d.code === 'suggested-edit' && d.editId === edit.id);
   if (!diagnostic) {
     void vscode.window.showInformationMessage(`copilot-ls: "${edit.title}" no longer applies (it was applied, or its text has changed).`);
-    return;
+    return 'no longer offered';
   }
-  const line = new vscode.Range(diagnostic.line, 0, diagnostic.line, 0);
-  const actions =
-    (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, line, vscode.CodeActionKind.QuickFix.value)) ?? [];
-  // The server titles its quick fix "<prefix>: <edit title>" and attaches the edit's
-  // diagnostic; either identifies it among other extensions' actions.
+  // VS Code computes code actions only for a document it has loaded ("Illegal argument"
+  // otherwise); opening it also gives the server its text, as for an edited file.
+  await vscode.workspace.openTextDocument(uri);
+  const actions = await quickFixes(uri, new vscode.Range(diagnostic.line, 0, diagnostic.line, 0));
+  // The quick fix is titled "<prefix>: <edit title>" and carries the edit's diagnostic;
+  // either identifies it among other extensions' actions.
   const action = actions.find(
     (a) =>
       a.edit &&
@@ -27,33 +42,33 @@ export async function applySuggestedEdit(edit: SuggestedEdit, log: vscode.LogOut
   if (!action?.edit) {
     log.warn(`no code action for suggested edit ${edit.id} at ${uri.toString()}:${diagnostic.line + 1}`);
     void vscode.window.showInformationMessage(`copilot-ls: the server no longer offers "${edit.title}".`);
-    return;
+    return 'no longer offered';
   }
   log.info(`applying suggested edit ${edit.id} (${edit.title}) through the refactor preview`);
-  const applied = await vscode.workspace.applyEdit(await needingConfirmation(action.edit, edit.title), { isRefactoring: true });
+  // The code action reaches an extension without its entries' metadata: applied as it is,
+  // it would skip the preview. Rebuilt, it opens the preview with the change ticked.
+  const applied = await vscode.workspace.applyEdit(await forPreview(action.edit, edit.title, action.isPreferred !== false), { isRefactoring: true });
   log.info(`suggested edit ${edit.id}: ${applied ? 'applied' : 'not applied'}`);
+  return applied ? 'applied' : 'not applied';
 }
 
+/** Times the quick fixes are asked for when VS Code cancels the computation. */
+const CODE_ACTION_ATTEMPTS = 3;
+
 /**
- * The same edit with every entry marked needsConfirmation, which makes VS Code open the
- * Refactor Preview. The server marks them so, but the code action's edit reaches an
- * extension without its entry metadata, and applied as it is it would skip the preview.
+ * The quick fixes at `range`. VS Code cancels a code action computation when the
+ * document's content changes under it ("Canceled"), as a document just opened can while
+ * it loads: asked again then, since nothing the user did cancelled it.
  */
-async function needingConfirmation(source: vscode.WorkspaceEdit, title: string): Promise<vscode.WorkspaceEdit> {
-  const metadata: vscode.WorkspaceEditEntryMetadata = { needsConfirmation: true, label: `copilot-ls: ${title}` };
-  const edit = new vscode.WorkspaceEdit();
-  for (const [uri, textEdits] of source.entries()) {
-    // A suggested edit may create its file (an empty old_text); entries() lists only text.
-    const exists = await vscode.workspace.fs.stat(uri).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) {
-      edit.createFile(uri, { ignoreIfExists: true }, metadata);
-    }
-    for (const t of textEdits) {
-      edit.replace(uri, t.range, t.newText, metadata);
+async function quickFixes(uri: vscode.Uri, range: vscode.Range): Promise<vscode.CodeAction[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range, vscode.CodeActionKind.QuickFix.value)) ?? [];
+    } catch (err) {
+      const cancelled = err instanceof Error && err.name === 'Canceled';
+      if (!cancelled || attempt >= CODE_ACTION_ATTEMPTS) {
+        throw err;
+      }
     }
   }
-  return edit;
 }

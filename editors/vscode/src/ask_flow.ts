@@ -1,5 +1,6 @@
-// One question from start to end: its exchange in the thread, the notification, the
-// status item's count of running asks, the streamed deltas, and the reply or the error.
+// One question from start to end: its exchange in the thread, the notification (while
+// the thread is out of view), the status item's count of running asks, the streamed
+// deltas, and the reply or the error.
 
 import * as vscode from 'vscode';
 import type { AnswerStore } from './answer_store';
@@ -34,7 +35,7 @@ export async function runAsk(deps: AskDeps, thread: Thread, question: string, ed
   const cancel = new vscode.CancellationTokenSource();
   const stop = view.onStop(exchange, () => cancel.cancel());
   try {
-    await withAskProgress(params.question, cancel.token, async (progress) => {
+    await withAskProgress(params.question, cancel.token, view, async (progress) => {
       params.workDoneToken = progress.workDoneToken;
       params.partialResultToken = progress.partialResultToken;
       log.info(`ask: ${JSON.stringify({ ...params, question: shortQuestion(params.question) })}`);
@@ -67,12 +68,19 @@ export async function runAsk(deps: AskDeps, thread: Thread, question: string, ed
     const report = describeAskError(err);
     if (report.kind === 'silent') {
       thread.cancel(exchange);
+      log.info('ask cancelled');
     } else {
-      thread.fail(exchange, report.message);
+      // The thread shows the error with the buttons that fix it; a notification too only
+      // when the thread is out of view (one over it would cover its input box, and stay
+      // after the problem is fixed).
+      thread.fail(exchange, report.message, report.actions);
+      log.error(report.message);
+      if (!(view.visible && store.thread.has(exchange))) {
+        // Not awaited: the notification waits for a click, the status should not.
+        void showAskError(err);
+      }
     }
     store.changed(exchange);
-    // Not awaited: the notification waits for a click, the status should not.
-    void showAskError(err, log);
   } finally {
     stop.dispose();
     cancel.dispose();

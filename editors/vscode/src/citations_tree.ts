@@ -1,4 +1,4 @@
-// The "copilot-ls Citations" tree in the Explorer and the "Go to Citation" quick pick:
+// The Citations tree (of copilot-ls) in the Explorer and the "Go to Citation" quick pick:
 // both list the last answer's citations and suggested edits where they are now, and open
 // them on selection.
 
@@ -7,7 +7,7 @@ import type { Location } from './answer_markdown';
 import type { AnswerStore } from './answer_store';
 import { citationEntries, type CitationEntry } from './citation_entries';
 
-export const OPEN_CITATION_COMMAND = 'copilot.openCitation';
+export const OPEN_CITATION_COMMAND = 'copilot-ls.openCitation';
 
 class CitationsProvider implements vscode.TreeDataProvider<CitationEntry> {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -40,9 +40,12 @@ class CitationsProvider implements vscode.TreeDataProvider<CitationEntry> {
 }
 
 export function createCitationsTree(store: AnswerStore): vscode.Disposable {
-  const view = vscode.window.createTreeView('copilot.citations', {
+  const view = vscode.window.createTreeView('copilot-ls.citations', {
     treeDataProvider: new CitationsProvider(store),
   });
+  // The header reads "Citations copilot-ls": VS Code capitalizes each word of a view's
+  // name (so copilot-ls read Copilot-Ls, like GitHub Copilot), not of its description.
+  view.description = 'copilot-ls';
   const update = () => {
     const answer = store.current;
     view.message = answer ? answer.question : undefined;

@@ -14,12 +14,14 @@ import {
   type Executable,
   type LanguageClientOptions,
 } from 'vscode-languageclient/node';
-import { currentServerSettings, watchSettings } from './configuration';
+import { currentServerSettings, noteDeprecatedSettings, watchSettings } from './configuration';
+import { middleware } from './middleware';
 import { openSettingsAction } from './errors';
 import type { WorkDoneValue } from './progress_report';
 import { ASK_METHOD, CLEAR_COMMAND, ErrorCode, type AskDelta, type AskParams, type AskResult, type Range } from './protocol';
 import { resolveServer } from './server';
 import { serverLogLevel } from './server_log';
+import { SECTION } from './settings';
 import type { StatusItem } from './status';
 
 const ASK_DELTA = new ProgressType<AskDelta>();
@@ -38,12 +40,14 @@ export class CopilotClient implements vscode.Disposable {
       watchSettings(
         currentServerSettings(),
         (change) => {
+          noteDeprecatedSettings(this.log);
           if (change.kind === 'notify') {
-            // The server reads `settings.copilot`; only keys the user set are sent, so the
-            // server's environment keeps ranking above its built-in defaults.
+            // The server reads `settings["copilot-ls"]` (or the older `settings.copilot`);
+            // only keys the user set are sent, so the server's environment keeps ranking
+            // above its built-in defaults.
             this.log.info(`sending settings to the server: ${JSON.stringify(change.settings)}`);
             void this.client?.sendNotification('workspace/didChangeConfiguration', {
-              settings: { copilot: change.settings },
+              settings: { [SECTION]: change.settings },
             });
           } else if (change.kind === 'restart') {
             this.log.info(`restarting the server after the ${change.reason}`);
@@ -82,6 +86,7 @@ export class CopilotClient implements vscode.Disposable {
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: currentServerSettings(),
       outputChannel: this.log,
+      middleware,
       // Ask failures get their own notification with a fix (errors.ts); the client's
       // generic "request failed" popups would only repeat them.
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -91,7 +96,9 @@ export class CopilotClient implements vscode.Disposable {
         stderr: (input, channel) => forwardLines(input, (line) => channel[serverLogLevel(line)](line)),
       },
     };
-    const client = new LanguageClient('copilot', 'copilot-ls', { run, debug: run }, clientOptions);
+    noteDeprecatedSettings(this.log);
+    // The id names the trace setting: copilot-ls.trace.server.
+    const client = new LanguageClient('copilot-ls', 'copilot-ls', { run, debug: run }, clientOptions);
     this.client = client;
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
@@ -106,7 +113,7 @@ export class CopilotClient implements vscode.Disposable {
     } catch (err) {
       this.log.error(`copilot-ls failed to start: ${String(err)}`);
       this.status.set({ state: 'stopped', reason: `copilot-ls at ${server.path} failed to start.` });
-      const action = openSettingsAction('copilot.server.path');
+      const action = openSettingsAction('copilot-ls.server.path');
       const picked = await vscode.window.showErrorMessage(
         `copilot-ls: the server at ${server.path} (from ${server.source}) failed to start. See the copilot-ls output for details.`,
         action.label,

@@ -9,6 +9,7 @@ import { runAsk, type AskDeps } from './ask_flow';
 import { OPEN_CITATION_COMMAND, pickCitation } from './citations_tree';
 import type { CopilotClient } from './client';
 import { openLocation } from './open_location';
+import { OLD_COMMAND_IDS } from './command_ids';
 import { shortQuestion } from './progress_report';
 
 export type CommandDeps = AskDeps;
@@ -92,42 +93,43 @@ async function ask(deps: CommandDeps, editors: LastEditor, mode: AskMode): Promi
   await runAsk(deps, thread, question, editorContext(client, editor));
 }
 
+
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { client, store, view, log } = deps;
   const editors = new LastEditor();
-  return [
-    editors,
-    // A question typed into the thread's input box continues that thread.
-    view.onAsk((question) => void runAsk(deps, store.thread, question, editorContext(client, editors.current))),
-    vscode.commands.registerCommand('copilot.askQuestion', () => ask(deps, editors, 'ask')),
-    vscode.commands.registerCommand('copilot.askAboutSelection', () => ask(deps, editors, 'selection')),
-    vscode.commands.registerCommand('copilot.followUp', () => ask(deps, editors, 'followUp')),
-    vscode.commands.registerCommand('copilot.clearAnswers', async () => {
+  const handlers: Record<string, (...args: never[]) => unknown> = {
+    'copilot-ls.ask': () => ask(deps, editors, 'ask'),
+    'copilot-ls.askAboutSelection': () => ask(deps, editors, 'selection'),
+    'copilot-ls.followUp': () => ask(deps, editors, 'followUp'),
+    'copilot-ls.clearAnswers': async () => {
       store.clear();
       try {
         await client.clear();
       } catch (err) {
         log.error(`copilot.clear failed: ${String(err)}`);
       }
-    }),
-    vscode.commands.registerCommand('copilot.showLastAnswer', () => {
-      if (store.thread.exchanges.length === 0) {
-        void vscode.window.showInformationMessage('copilot-ls: no answer yet. Run "copilot-ls: Ask" first.');
-      }
-      view.show(false);
-    }),
-    vscode.commands.registerCommand('copilot.goToCitation', async () => {
+    },
+    // An empty thread says there is no answer yet: a notification would cover it.
+    'copilot-ls.showLastAnswer': () => view.show(false),
+    'copilot-ls.goToCitation': async () => {
       const location = await pickCitation(store);
       if (location) {
         await openLocation(location);
       }
-    }),
-    vscode.commands.registerCommand(OPEN_CITATION_COMMAND, (location: Location) => openLocation(location)),
-    vscode.commands.registerCommand('copilot.restartServer', async () => {
-      // restart() resolves the binary again, so a changed copilot.server.path is used.
+    },
+    [OPEN_CITATION_COMMAND]: (location: Location) => openLocation(location),
+    'copilot-ls.restartServer': async () => {
+      // restart() resolves the binary again, so a changed copilot-ls.server.path is used.
       if (await client.restart()) {
         void vscode.window.showInformationMessage('copilot-ls: server restarted.');
       }
-    }),
+    },
+  };
+  return [
+    editors,
+    // A question typed into the thread's input box continues that thread.
+    view.onAsk((question) => void runAsk(deps, store.thread, question, editorContext(client, editors.current))),
+    ...Object.entries(handlers).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
+    ...Object.entries(OLD_COMMAND_IDS).map(([old, id]) => vscode.commands.registerCommand(old, handlers[id])),
   ];
 }

@@ -4,11 +4,11 @@
 
 import * as path from 'node:path';
 
-export type ServerSource = 'COPILOT_LS_PATH' | 'copilot.server.path' | 'bundled' | 'PATH';
+export type ServerSource = 'COPILOT_LS_PATH' | 'copilot-ls.server.path' | 'bundled' | 'PATH';
 
 export interface DiscoveryInput {
   env: Readonly<Record<string, string | undefined>>;
-  /** Value of the `copilot.server.path` setting (null/empty when unset). */
+  /** Value of the `copilot-ls.server.path` setting (null/empty when unset). */
   settingPath: string | null | undefined;
   /** The extension's install folder (`context.extensionPath`). */
   extensionPath: string;
@@ -46,7 +46,7 @@ export function findServer(input: DiscoveryInput): Discovery {
   // user asked for that binary and silently running another one would hide the mistake.
   const explicit: Array<[ServerSource, string | null | undefined]> = [
     ['COPILOT_LS_PATH', env.COPILOT_LS_PATH],
-    ['copilot.server.path', input.settingPath],
+    ['copilot-ls.server.path', input.settingPath],
   ];
   for (const [source, raw] of explicit) {
     const value = raw?.trim();
@@ -57,7 +57,7 @@ export function findServer(input: DiscoveryInput): Discovery {
     if (isExecutable(file)) {
       return { ok: true, path: file, source };
     }
-    const where = source === 'COPILOT_LS_PATH' ? 'The environment variable COPILOT_LS_PATH' : 'The setting copilot.server.path';
+    const where = source === 'COPILOT_LS_PATH' ? 'The environment variable COPILOT_LS_PATH' : 'The setting copilot-ls.server.path';
     return {
       ok: false,
       message: `${where} points to ${file}, which is not an executable file. Fix the path (or clear it to use the bundled server or copilot-ls on PATH).`,
@@ -79,7 +79,7 @@ export function findServer(input: DiscoveryInput): Discovery {
     message:
       'The copilot-ls server was not found: not in the extension, not on PATH. ' +
       // Notifications are plain text: no backticks or other markdown.
-      'Build it ("cargo build --release" in the copilot-ls repository) and set copilot.server.path to its target/release/copilot-ls, ' +
+      'Build it ("cargo build --release" in the copilot-ls repository) and set copilot-ls.server.path to its target/release/copilot-ls, ' +
       'or put copilot-ls on PATH, or set COPILOT_LS_PATH.',
   };
 }

@@ -1,6 +1,7 @@
 // The diff a suggested edit shows in the thread: the model's `old_text` against its
 // `new_text` (from the propose_edit step that made the edit), as unified-diff lines with
-// a few lines of context. Pure; the line diff itself is jsdiff's.
+// a few lines of context; and whether a document shows the edit applied. Pure; the line
+// diff itself is jsdiff's.
 
 import { structuredPatch } from 'diff';
 import type { Step, SuggestedEdit } from './protocol';
@@ -49,4 +50,26 @@ export function diffLines(oldText: string, newText: string, context = 3): DiffLi
 
 function withNewline(text: string): string {
   return text === '' || text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/**
+ * Whether `text` shows the edit applied, by the server's own rule for retiring an edit:
+ * its old text is gone and its new text is there, or, for a new text that holds the old
+ * (a doc comment added above a line), the new text stands around the old's one
+ * occurrence. An edit that creates a file (empty old text) is not judged here.
+ */
+export function isApplied(text: string, oldText: string, newText: string): boolean {
+  if (oldText === '') {
+    return false;
+  }
+  const first = text.indexOf(oldText);
+  if (first < 0) {
+    return text.includes(newText);
+  }
+  const inner = newText.indexOf(oldText);
+  if (inner < 0 || text.indexOf(oldText, first + 1) >= 0) {
+    return false;
+  }
+  const start = first - inner;
+  return start >= 0 && text.slice(start, start + newText.length) === newText;
 }

@@ -20,21 +20,22 @@ export function openSettingsAction(query: string): ErrorAction {
 export function settingForFailure(message: string): string {
   const m = message.toLowerCase();
   if (/\b(401|403)\b|api key|unauthori[sz]ed|forbidden|authentication/.test(m)) {
-    return 'copilot.apiKeyEnv';
+    return 'copilot-ls.apiKeyEnv';
   }
   if (/cannot connect|connection refused|connect error|dns|resolve host|base ?url/.test(m)) {
-    return 'copilot.baseUrl';
+    return 'copilot-ls.baseUrl';
   }
-  if (/timed? ?out|timeout/.test(m)) {
-    return 'copilot.requestTimeoutSecs';
+  // The server says `provider did not answer within 120 s (…)`.
+  if (/timed? ?out|timeout|did not answer within/.test(m)) {
+    return 'copilot-ls.requestTimeoutSecs';
   }
   if (/\bmodel\b/.test(m) && /\b(404|not found|does not exist|unknown)\b/.test(m)) {
-    return 'copilot.model';
+    return 'copilot-ls.model';
   }
   if (/no provider|provider/.test(m) && /not configured|unknown provider/.test(m)) {
-    return 'copilot.provider';
+    return 'copilot-ls.provider';
   }
-  return 'copilot.';
+  return 'copilot-ls.';
 }
 
 interface ErrorLike {
@@ -64,19 +65,19 @@ export function describeAskError(err: unknown): ErrorReport {
     case ErrorCode.MethodNotFound:
       return {
         kind: 'error',
-        message: 'copilot-ls: this server does not know copilot/ask; it is probably too old. Point copilot.server.path at a newer build.',
-        actions: [openSettingsAction('copilot.server.path')],
+        message: 'copilot-ls: this server does not know copilot/ask; it is probably too old. Point copilot-ls.server.path at a newer build.',
+        actions: [openSettingsAction('copilot-ls.server.path')],
       };
     case ErrorCode.ConnectionInactive:
       return {
         kind: 'error',
         message: 'copilot-ls: the server is not running.',
         actions: [
-          { label: 'Restart Server', command: 'copilot.restartServer', args: [] },
-          openSettingsAction('copilot.server.path'),
+          { label: 'Restart Server', command: 'copilot-ls.restartServer', args: [] },
+          openSettingsAction('copilot-ls.server.path'),
         ],
       };
     default:
-      return { kind: 'error', message: `copilot-ls: ${raw}`, actions: [openSettingsAction('copilot.')] };
+      return { kind: 'error', message: `copilot-ls: ${raw}`, actions: [openSettingsAction('copilot-ls.')] };
   }
 }

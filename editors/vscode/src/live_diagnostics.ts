@@ -1,10 +1,12 @@
 // Feeds the server's republished citation and suggested-edit diagnostics (source
-// `copilot`) into the store's LivePositions, so the answer view's links and the citation
-// tree follow the cited text as documents change.
+// `copilot` on the wire, `copilot-ls` once middleware.ts renamed it) into the store's
+// LivePositions, so the answer view's links and the citation tree follow the cited text
+// as documents change.
 
 import * as vscode from 'vscode';
 import type { AnswerStore } from './answer_store';
 import type { OurDiagnostic } from './live_positions';
+import { SHOWN_SOURCE, WIRE_SOURCE } from './middleware';
 
 function codeOf(d: vscode.Diagnostic): string | undefined {
   const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
@@ -16,7 +18,7 @@ export function ourDiagnostics(uri: vscode.Uri): OurDiagnostic[] {
   const out: OurDiagnostic[] = [];
   for (const d of vscode.languages.getDiagnostics(uri)) {
     const code = codeOf(d);
-    if (d.source !== 'copilot' || (code !== 'citation' && code !== 'suggested-edit')) {
+    if ((d.source !== SHOWN_SOURCE && d.source !== WIRE_SOURCE) || (code !== 'citation' && code !== 'suggested-edit')) {
       continue;
     }
     // vscode-languageclient keeps the LSP `data` on the diagnostics it converts.
@@ -50,8 +52,10 @@ export function followDiagnostics(store: AnswerStore): vscode.Disposable {
     const wanted = new Set(positions.uris());
     let changed = false;
     const targets = uris ? uris.filter((u) => wanted.has(u.toString())) : [...wanted].map((u) => vscode.Uri.parse(u));
+    // A running ask's reply replaces these diagnostics: their going then means nothing.
+    const allowGone = !store.thread.running;
     for (const uri of targets) {
-      changed = positions.update(uri.toString(), ourDiagnostics(uri)) || changed;
+      changed = positions.update(uri.toString(), ourDiagnostics(uri), allowGone) || changed;
     }
     if (changed) {
       store.placementsChanged();
@@ -60,8 +64,9 @@ export function followDiagnostics(store: AnswerStore): vscode.Disposable {
   const subs = [
     vscode.languages.onDidChangeDiagnostics((e) => refresh(e.uris)),
     store.onDidChange((change) => {
-      // A new reply: pick up diagnostics that arrived before it.
-      if (!change.exchange) {
+      // A new reply: pick up diagnostics that arrived before it; an ask that ended
+      // without one: take what a running ask kept from going.
+      if (!change.exchange || change.exchange.state !== 'running') {
         refresh(undefined);
       }
     }),

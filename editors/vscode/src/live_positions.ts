@@ -73,8 +73,11 @@ export class LivePositions {
    * server), citations are matched to citation diagnostics in order, by message (the
    * note, or the question when there is none): the server publishes them in citation
    * order and only ever drops some, so an order-keeping match pairs each with its own.
+   * With `allowGone` false a missing diagnostic marks nothing gone: while a newer ask
+   * runs, the server replaces this answer's diagnostics with the new one's just before
+   * its reply, and that says nothing about the cited text.
    */
-  update(uri: string, diagnostics: OurDiagnostic[]): boolean {
+  update(uri: string, diagnostics: OurDiagnostic[], allowGone = true): boolean {
     const key = this.normalize(uri);
     let changed = false;
     const cited = diagnostics.filter((d) => d.code === 'citation');
@@ -107,7 +110,7 @@ export class LivePositions {
       if (now) {
         this.seenCitations.add(index);
         after = { kind: 'followed', location: { uri: c.uri, line: now.line, endLine: Math.max(now.line, now.endLine) } };
-      } else if (this.seenCitations.has(index)) {
+      } else if (this.seenCitations.has(index) && allowGone) {
         after = { kind: 'gone', location: before.location };
       } else {
         after = before;
@@ -127,7 +130,7 @@ export class LivePositions {
       if (d) {
         this.seenEdits.add(e.id);
         after = { kind: 'followed', location: { uri: e.uri, line: d.line + 1, endLine: d.line + 1 } };
-      } else if (this.seenEdits.has(e.id) && before) {
+      } else if (this.seenEdits.has(e.id) && before && allowGone) {
         after = { kind: 'gone', location: before.location };
       } else {
         after = before;

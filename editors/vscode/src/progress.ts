@@ -1,6 +1,8 @@
-// The cancellable notification shown while the agent works. Its title names the
-// question once; its message is the ask's phase in the same words as the status item and
-// the thread ("waiting for the model", "step 2: read_file: …", "the model is writing").
+// What a running ask shows outside the thread. While the thread is on screen it shows
+// the ask itself (its phase line, the Stop button), and a notification over it would only
+// cover its Ask/Stop/New buttons and the question box; so the cancellable notification
+// (titled with the question, its message the ask's phase in the thread's words) is shown
+// only while the thread is out of view, and closes when it comes back.
 
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -17,33 +19,70 @@ export interface AskProgress {
   show(phase: AskPhase): void;
 }
 
-export function withAskProgress<T>(question: string, cancel: vscode.CancellationToken, run: (progress: AskProgress) => Promise<T>): Thenable<T> {
-  return vscode.window.withProgress(
-    {
-      location: vscode.ProgressLocation.Notification,
-      title: `copilot-ls: "${shortQuestion(question, 50)}"`,
-      cancellable: true,
-    },
-    (progress, token) => {
-      const source = new vscode.CancellationTokenSource();
-      const subs = [token.onCancellationRequested(() => source.cancel()), cancel.onCancellationRequested(() => source.cancel())];
-      if (cancel.isCancellationRequested) {
-        source.cancel();
-      }
-      let last = '';
-      const show = (phase: AskPhase) => {
-        const text = phaseText(phase);
-        if (text !== last) {
-          last = text;
-          progress.report({ message: text });
-        }
-      };
-      show(WAITING);
-      const id = randomUUID();
-      return run({ workDoneToken: `copilot-ask-${id}`, partialResultToken: `copilot-answer-${id}`, token: source.token, show }).finally(() => {
-        for (const s of subs) s.dispose();
-        source.dispose();
-      });
-    },
-  );
+/** Whether the thread is on screen, and when that changes (answer_view.ts). */
+export interface ThreadVisibility {
+  readonly visible: boolean;
+  readonly onDidChangeVisibility: vscode.Event<boolean>;
+}
+
+/** The notification of one ask while it is open. */
+interface Toast {
+  report(message: string): void;
+  close(): void;
+}
+
+function openToast(title: string, message: string, cancel: vscode.CancellationTokenSource): Toast {
+  let close = () => {};
+  let report = (_message: string) => {};
+  const closed = new Promise<void>((resolve) => (close = resolve));
+  void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
+    token.onCancellationRequested(() => cancel.cancel());
+    report = (m) => progress.report({ message: m });
+    report(message);
+    return closed;
+  });
+  return { report: (m) => report(m), close: () => close() };
+}
+
+export async function withAskProgress<T>(
+  question: string,
+  cancel: vscode.CancellationToken,
+  thread: ThreadVisibility,
+  run: (progress: AskProgress) => Promise<T>,
+): Promise<T> {
+  const source = new vscode.CancellationTokenSource();
+  const subs = [cancel.onCancellationRequested(() => source.cancel())];
+  if (cancel.isCancellationRequested) {
+    source.cancel();
+  }
+  const title = `copilot-ls: "${shortQuestion(question, 50)}"`;
+  let phase: AskPhase = WAITING;
+  let toast: Toast | undefined;
+  const follow = (visible: boolean) => {
+    if (visible) {
+      toast?.close();
+      toast = undefined;
+    } else if (!toast) {
+      toast = openToast(title, phaseText(phase), source);
+    }
+  };
+  follow(thread.visible);
+  subs.push(thread.onDidChangeVisibility(follow));
+  let last = phaseText(phase);
+  const show = (next: AskPhase) => {
+    phase = next;
+    const text = phaseText(next);
+    if (text !== last) {
+      last = text;
+      toast?.report(text);
+    }
+  };
+  const id = randomUUID();
+  try {
+    return await run({ workDoneToken: `copilot-ask-${id}`, partialResultToken: `copilot-answer-${id}`, token: source.token, show });
+  } finally {
+    for (const s of subs) s.dispose();
+    toast?.close();
+    source.dispose();
+  }
 }

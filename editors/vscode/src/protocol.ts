@@ -82,6 +82,21 @@ export interface AskResult {
   stopReason: StopReason;
   /** Absent from servers older than PROTOCOL.md v2. */
   usage?: Usage;
+  /**
+   * What the ask's search could see (PROTOCOL.md v3); absent from older servers. While
+   * the first build runs, `complete` is false and the answer's first line says so
+   * ("Indexing is 34% done …"), so the thread shows it as part of the answer.
+   */
+  index?: IndexCoverage;
+}
+
+/** AskResult.index (PROTOCOL.md v3). */
+export interface IndexCoverage {
+  /** False while the workspace's first index build is still running. */
+  complete: boolean;
+  filesIndexed: number;
+  /** The walk's count so far (>= filesIndexed). */
+  filesTotal: number;
 }
 
 export const ASK_METHOD = 'copilot/ask';

@@ -3,6 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { serverPathSetting } from './configuration';
 import { findServer, type ServerSource } from './discovery';
 import { openSettingsAction } from './errors';
 
@@ -29,7 +30,7 @@ export interface ServerBinary {
 export function resolveServer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ServerBinary | { error: string } {
   const found = findServer({
     env: process.env,
-    settingPath: vscode.workspace.getConfiguration('copilot').get<string | null>('server.path'),
+    settingPath: serverPathSetting(),
     extensionPath: context.extensionPath,
     platform: process.platform,
     isExecutable,
@@ -39,7 +40,7 @@ export function resolveServer(context: vscode.ExtensionContext, log: vscode.LogO
     return { path: found.path, source: found.source };
   }
   log.error(found.message);
-  const action = openSettingsAction('copilot.server.path');
+  const action = openSettingsAction('copilot-ls.server.path');
   void vscode.window.showErrorMessage(`copilot-ls: ${found.message}`, action.label).then((picked) => {
     if (picked === action.label) {
       void vscode.commands.executeCommand(action.command, ...action.args);

@@ -1,6 +1,6 @@
 // Which level a line the server writes to stderr belongs to. copilot-ls logs with
 // `tracing`, whose lines carry their own level; everything on stderr would otherwise be
-// shown as an error in the Copilot output. Pure.
+// shown as an error in the copilot-ls output. Pure.
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 

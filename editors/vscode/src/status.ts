@@ -10,7 +10,7 @@ export type ServerStatus =
   | { state: 'stopped'; reason: string };
 
 export class StatusItem implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('copilot.status', vscode.StatusBarAlignment.Right, 100);
+  private readonly item = vscode.window.createStatusBarItem('copilot-ls.status', vscode.StatusBarAlignment.Right, 100);
   private server: ServerStatus = { state: 'starting' };
   /** Every running ask; the item is busy while there is at least one. */
   readonly asks = new AskActivity(() => this.render());
@@ -34,7 +34,7 @@ export class StatusItem implements vscode.Disposable {
       const lines = this.asks.describe();
       item.text = this.asks.count > 1 ? `$(loading~spin) copilot-ls (${this.asks.count})` : '$(loading~spin) copilot-ls';
       item.tooltip = `copilot-ls: working on ${lines.join('; ')}`;
-      item.command = 'copilot.showLastAnswer';
+      item.command = 'copilot-ls.showLastAnswer';
       return;
     }
     switch (status.state) {
@@ -46,12 +46,12 @@ export class StatusItem implements vscode.Disposable {
       case 'running':
         item.text = '$(comment-discussion) copilot-ls';
         item.tooltip = `copilot-ls: the server is running (${status.path}, from ${status.source}). Click to ask a question.`;
-        item.command = 'copilot.askQuestion';
+        item.command = 'copilot-ls.ask';
         break;
       case 'stopped':
         item.text = '$(error) copilot-ls';
         item.tooltip = `copilot-ls: ${status.reason} Click to restart the server.`;
-        item.command = 'copilot.restartServer';
+        item.command = 'copilot-ls.restartServer';
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         break;
     }

@@ -3,6 +3,7 @@
 // handling is unit tested without VS Code; the answer view only renders it.
 
 import { WAITING, nextPhase, type AskEvent, type AskPhase } from './ask_phase';
+import type { ErrorAction } from './errors';
 import type { AskDelta, AskResult, Step } from './protocol';
 
 /** One model call of an ask: the text it wrote and the tool calls it made. */
@@ -24,6 +25,8 @@ export interface Exchange {
   turns: ModelTurn[];
   result?: AskResult;
   error?: string;
+  /** What fixes the error (Open Settings, Restart Server): buttons under it. */
+  errorActions?: ErrorAction[];
   /** Whether any delta arrived (a server without streaming sends none). */
   streamed: boolean;
 }
@@ -101,9 +104,10 @@ export class Thread {
     this.conversationId = result.conversationId;
   }
 
-  fail(exchange: Exchange, message: string): void {
+  fail(exchange: Exchange, message: string, actions: ErrorAction[] = []): void {
     exchange.state = 'failed';
     exchange.error = message;
+    exchange.errorActions = actions;
   }
 
   cancel(exchange: Exchange): void {

@@ -10,6 +10,7 @@ import {
   escapeMarkdown,
   linkablePaths,
   locationHref,
+  mentionFollower,
   type PlacementLookup,
 } from './answer_markdown';
 import { phaseText } from './ask_phase';
@@ -36,9 +37,21 @@ function mainArgument(step: Step): string | undefined {
   return undefined;
 }
 
+/**
+ * The server's summary without what the line already says: summaries often restate the
+ * argument (`src/a.rs:1-40` for a read, `X: 3 definitions` for a lookup).
+ */
+function summaryAfter(arg: string | undefined, summary: string): string {
+  if (arg !== undefined && summary === arg) {
+    return '';
+  }
+  return arg !== undefined && summary.startsWith(`${arg}: `) ? summary.slice(arg.length + 2) : summary;
+}
+
 export function stepLine(step: Step): string {
   const arg = mainArgument(step);
-  const summary = step.summary ? ` — ${escapeHtml(step.summary)}` : '';
+  const said = summaryAfter(arg, step.summary ?? '');
+  const summary = said ? ` — ${escapeHtml(said)}` : '';
   return (
     `<li class="step ${step.ok ? 'ok' : 'failed'}"><span class="mark">${step.ok ? '✓' : '✗'}</span> ` +
     `<code>${escapeHtml(step.tool)}</code>${arg ? ` ${escapeHtml(arg)}` : ''}${summary}</li>`
@@ -76,8 +89,8 @@ function usageLine(usage: Usage | undefined): string {
   return `<p class="usage">${calls} · ${n(usage.inputTokens)} input tokens${cached} · ${n(usage.outputTokens)} output tokens</p>`;
 }
 
-function renderEdit(edit: SuggestedEdit, result: AskResult, placements: PlacementLookup | undefined, applicable: boolean): string {
-  const placement = placements?.edit(edit.id);
+function renderEdit(edit: SuggestedEdit, result: AskResult, options: RenderOptions): string {
+  const placement = options.placements?.edit(edit.id);
   const loc = placement?.location ?? editLocation(edit);
   const where = `${edit.path}:${loc.line}`;
   const texts = proposedTexts(edit, result.edits, result.steps);
@@ -92,11 +105,15 @@ function renderEdit(edit: SuggestedEdit, result: AskResult, placements: Placemen
           })
           .join('')}</pre>`
       : '';
+  // Whether the document shows it applied, from whichever answer and however it was.
+  const applied = texts !== undefined && options.isApplied?.(edit, texts) === true;
   let action: string;
-  if (!applicable) {
+  if (applied) {
+    action = '<span class="edit-note applied">applied</span>';
+  } else if (!options.editsApplicable) {
     action = '<span class="edit-note">only the latest answer\'s edits can be applied</span>';
   } else if (placement?.kind === 'gone') {
-    action = '<span class="edit-note">applied, or its text has changed since</span>';
+    action = `<span class="edit-note">${texts ? 'no longer applies: its text has changed since' : 'applied, or its text has changed since'}</span>`;
   } else {
     action = `<button class="apply" type="button" data-edit="${escapeHtml(edit.id)}" title="Review the change in the Refactor Preview, then apply it">Apply…</button>`;
   }
@@ -107,16 +124,18 @@ function renderEdit(edit: SuggestedEdit, result: AskResult, placements: Placemen
 }
 
 export interface RenderOptions {
-  /** Where the citations and edits are now; only for the latest answered exchange. */
+  /** Where the citations and edits are now (or, for an earlier answer, were last seen). */
   placements?: PlacementLookup;
   /** Whether its edits can still be applied (the server keeps only the latest ask's). */
   editsApplicable: boolean;
+  /** Whether the edit's document shows it applied (edit_diff.ts `isApplied`). */
+  isApplied?: (edit: SuggestedEdit, texts: { oldText: string; newText: string }) => boolean;
 }
 
 /** One exchange as an HTML section (everything from the model is escaped or rendered). */
 export function renderExchange(exchange: Exchange, options: RenderOptions): string {
   const result = exchange.result;
-  const md = createMarkdown(result ? linkablePaths(result) : new Map());
+  const md = createMarkdown(result ? linkablePaths(result) : new Map(), result ? mentionFollower(result, options.placements) : undefined);
   const parts: string[] = [];
   parts.push(`<h3 class="question">${md.renderInline(escapeMarkdown(exchange.question))}</h3>`);
   const turns = turnViews(exchange).map((v) => renderTurn(exchange, v, md));
@@ -128,7 +147,7 @@ export function renderExchange(exchange: Exchange, options: RenderOptions): stri
     if (result.edits.length > 0) {
       parts.push(
         `<div class="edits"><h4>Suggested edits</h4>${result.edits
-          .map((e) => renderEdit(e, result, options.placements, options.editsApplicable))
+          .map((e) => renderEdit(e, result, options))
           .join('')}</div>`,
       );
     }
@@ -137,7 +156,12 @@ export function renderExchange(exchange: Exchange, options: RenderOptions): stri
   if (exchange.state === 'running') {
     parts.push(`<p class="phase"><span class="spinner"></span> ${escapeHtml(phaseText(exchange.phase))}</p>`);
   } else if (exchange.state === 'failed') {
-    parts.push(`<p class="error">${escapeHtml(exchange.error ?? 'The question failed.')}</p>`);
+    // The thread is the plugin's own: its messages need no `copilot-ls:` prefix here.
+    const message = (exchange.error ?? 'The question failed.').replace(/^copilot-ls: /, '');
+    const buttons = (exchange.errorActions ?? [])
+      .map((a, i) => `<button class="error-action" type="button" data-action="${i}">${escapeHtml(a.label)}</button>`)
+      .join(' ');
+    parts.push(`<div class="error"><p>${escapeHtml(message)}</p>${buttons ? `<p class="error-actions">${buttons}</p>` : ''}</div>`);
   } else if (exchange.state === 'cancelled' && !result) {
     parts.push('<p class="cancelled">Cancelled.</p>');
   }

@@ -1,11 +1,13 @@
 //! A `session/prompt`'s content blocks as one ask: text blocks form the question;
 //! `resource` blocks (an embedded file or selection) and `resource_link` blocks are the
 //! context the user attached, quoted after the question so the model starts from them.
-//! The first attached file is also the ask's focus (it steers retrieval).
+//! The first attached file is also the ask's focus (it steers retrieval). Text is
+//! bounded like resources, with the same kind of note; a block we cannot read (an
+//! image, audio) is named, to the user and to the model, never dropped silently.
 
 use crate::text::prefix_within;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};
 
@@ -16,6 +18,27 @@ use crate::text;
 /// read the rest with its tools.
 const MAX_RESOURCE_BYTES: usize = 32 * 1024;
 const MAX_CONTEXT_BYTES: usize = 96 * 1024;
+/// Most text of a prompt's own text blocks: a pasted log of megabytes would only
+/// crowd out the code (the provider has a context limit anyway).
+const MAX_TEXT_BYTES: usize = 1024 * 1024;
+
+/// The note after a cut text, naming the limit.
+fn cut_note(limit: usize, rest: &str) -> String {
+    format!("(cut off at {} KiB{rest})", limit / 1024)
+}
+
+/// One prompt, ready to ask.
+#[derive(Debug)]
+pub struct Prompt {
+    pub ask: AskRequest,
+    /// The user's own words (the text blocks, as bounded): the question a transcript
+    /// shows, and what a slash command is read from.
+    pub text: String,
+    /// Blocks that were not passed on, by kind (`image`, `audio`).
+    pub left_out: Vec<&'static str>,
+    /// The files the client attached (it has them open).
+    pub attached: Vec<PathBuf>,
+}
 
 /// What the user attached, as the model is told about it.
 #[derive(Debug, PartialEq, Eq)]
@@ -35,9 +58,10 @@ pub fn ask_request(
     blocks: &[ContentBlock],
     root: &Path,
     conversation_id: &str,
-) -> Result<AskRequest, String> {
+) -> Result<Prompt, String> {
     let mut question = String::new();
     let mut attachments = Vec::new();
+    let mut left_out = Vec::new();
     for block in blocks {
         match block {
             ContentBlock::Text(content) => {
@@ -57,28 +81,67 @@ pub fn ask_request(
                 _ => {}
             },
             ContentBlock::ResourceLink(link) => attachments.push(attachment(&link.uri, root, None)),
-            // Images and audio are not advertised in promptCapabilities.
-            _ => {}
+            // Images and audio are not advertised in promptCapabilities; a client may
+            // send them anyway.
+            ContentBlock::Image(_) => left_out.push("image"),
+            ContentBlock::Audio(_) => left_out.push("audio"),
+            _ => left_out.push("content block"),
         }
     }
-    let question = question.trim().to_string();
+    let mut question = question.trim().to_string();
+    if question.len() > MAX_TEXT_BYTES {
+        let kept = prefix_within(&question, MAX_TEXT_BYTES).len();
+        question.truncate(kept);
+        question.push('\n');
+        question.push_str(&cut_note(
+            MAX_TEXT_BYTES,
+            "; the rest of the prompt was not sent",
+        ));
+    }
     if question.is_empty() && attachments.is_empty() {
-        return Err("the prompt has no text and no resources".to_string());
+        let mut reason = "the prompt has no text and no resources".to_string();
+        if !left_out.is_empty() {
+            reason.push_str(&format!(
+                " (copilot-ls does not read its {})",
+                left_out.join(", ")
+            ));
+        }
+        return Err(reason);
     }
     let mut full = if question.is_empty() {
         "Explain the context I attached.".to_string()
     } else {
-        question
+        question.clone()
     };
+    if !left_out.is_empty() {
+        let _ = write!(
+            full,
+            "\n\n(The user also attached: {}. You cannot see it; say so if it matters.)",
+            left_out.join(", ")
+        );
+    }
     if !attachments.is_empty() {
         full.push_str("\n\n");
         full.push_str(&render_attachments(&attachments));
     }
-    Ok(AskRequest {
-        question: full,
-        conversation_id: Some(conversation_id.to_string()),
-        document_uri: attachments.iter().find_map(|a| a.file_uri.clone()),
-        selection: None,
+    let attached = attachments
+        .iter()
+        .filter_map(|a| a.file_uri.as_deref().and_then(text::path_from_file_uri))
+        .collect();
+    Ok(Prompt {
+        ask: AskRequest {
+            question: full,
+            conversation_id: Some(conversation_id.to_string()),
+            document_uri: attachments.iter().find_map(|a| a.file_uri.clone()),
+            selection: None,
+            persist_as: None,
+            options: Default::default(),
+            // Parsed as it arrived, before the turn's first await.
+            arrival: Some(crate::session::arrival()),
+        },
+        text: question,
+        left_out,
+        attached,
     })
 }
 
@@ -149,7 +212,7 @@ fn render_attachments(attachments: &[Attachment]) -> String {
                 let _ = writeln!(out, "\n{}{lines}:", attachment.shown);
                 let _ = writeln!(out, "{fence}\n{}\n{fence}", quoted.trim_end_matches('\n'));
                 if quoted.len() < text.len() {
-                    let _ = writeln!(out, "(cut off; read the file for the rest)");
+                    let _ = writeln!(out, "{}", cut_note(limit, "; read the file for the rest"));
                 }
             }
             _ => {
@@ -165,7 +228,7 @@ fn render_attachments(attachments: &[Attachment]) -> String {
 }
 
 /// A code fence longer than any run of backticks in the quoted text.
-fn fence_for(text: &str) -> String {
+pub(super) fn fence_for(text: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in text.chars() {
@@ -209,7 +272,7 @@ mod tests {
                 "file:///work/project/src/lib.rs",
             )),
         ];
-        let request = ask_request(&blocks, root, "conversation-1").unwrap();
+        let request = ask_request(&blocks, root, "conversation-1").unwrap().ask;
         assert!(request
             .question
             .starts_with("What does this do?\n\nContext I attached:\n"));
@@ -233,10 +296,30 @@ mod tests {
             "x",
             "file:///x.rs",
         ))];
-        let request = ask_request(&blocks, Path::new("/"), "c").unwrap();
+        let request = ask_request(&blocks, Path::new("/"), "c").unwrap().ask;
         assert!(request
             .question
             .starts_with("Explain the context I attached."));
+    }
+
+    #[test]
+    fn long_text_is_cut_with_a_note_and_images_are_named() {
+        use agent_client_protocol::v1::schema::ImageContent;
+        let blocks = vec![
+            ContentBlock::Text(TextContent::new("q".repeat(3 * MAX_TEXT_BYTES))),
+            ContentBlock::Image(ImageContent::new("AAAA", "image/png")),
+        ];
+        let prompt = ask_request(&blocks, Path::new("/"), "c").unwrap();
+        assert!(prompt.ask.question.len() < MAX_TEXT_BYTES + 1024);
+        assert!(prompt.ask.question.contains("(cut off at 1024 KiB"));
+        assert!(prompt
+            .ask
+            .question
+            .contains("The user also attached: image."));
+        assert_eq!(prompt.left_out, vec!["image"]);
+        let only_image = vec![ContentBlock::Image(ImageContent::new("AAAA", "image/png"))];
+        let refused = ask_request(&only_image, Path::new("/"), "c").unwrap_err();
+        assert!(refused.contains("image"), "{refused}");
     }
 
     #[test]
@@ -251,6 +334,6 @@ mod tests {
         let out = render_attachments(&attachments);
         assert!(out.len() < MAX_RESOURCE_BYTES + 200, "{}", out.len());
         assert!(out.contains("````\n"));
-        assert!(out.contains("(cut off; read the file for the rest)"));
+        assert!(out.contains("(cut off at 32 KiB; read the file for the rest)"));
     }
 }

@@ -1,8 +1,13 @@
 //! An ask's events as `session/update` notifications, in the order the model produced
 //! them: its text as `agent_message_chunk`, provider reasoning as
 //! `agent_thought_chunk`, and each tool call as a `tool_call` that a `tool_call_update`
-//! completes (an `edit` with a diff for a suggested edit). Then the end of the answer:
-//! what was not streamed, and the citations as `file://` links.
+//! ends (`completed` or `failed`; a suggested edit's diff and permission are sent by
+//! `permissions` at the call). Then the end of the answer: what was not streamed, and
+//! the citations as `file://` links. A kept conversation is replayed the same way.
+//!
+//! Events are sent as they happen, from the agent's own thread of work: a notification
+//! is only queued on the connection, so it never blocks, and everything the agent sends
+//! (updates, then a permission request) reaches the client in the order it happened.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -17,11 +22,10 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::Client;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::client_fs::ClientFiles;
-use super::permissions;
-use crate::agent::{AgentOutcome, AskEvent, Citation, IdentifiedEdit};
+use crate::agent::{AgentOutcome, AskEvent};
+use crate::session::conversations::TranscriptEntry;
 
 /// Sends one session's updates.
 #[derive(Clone)]
@@ -37,8 +41,17 @@ pub struct Updates {
 pub struct Streamed {
     /// Model text sent, per turn.
     pub turns: BTreeMap<u32, String>,
-    /// Suggested edits, with the tool call that proposed each.
-    pub edits: Vec<(String, IdentifiedEdit)>,
+    /// Tool calls started and not finished, in order: a cancelled ask ends them.
+    pub open_calls: Vec<String>,
+}
+
+/// A citation as the `Sources` list shows it.
+pub struct Source<'a> {
+    pub path: &'a str,
+    pub uri: &'a str,
+    pub line: usize,
+    pub end_line: usize,
+    pub note: Option<&'a str>,
 }
 
 impl Updates {
@@ -62,16 +75,8 @@ impl Updates {
         )));
     }
 
-    /// Sends the ask's events as they come, until the ask drops its sender.
-    pub async fn forward(&self, mut events: UnboundedReceiver<AskEvent>) -> Streamed {
-        let mut streamed = Streamed::default();
-        while let Some(event) = events.recv().await {
-            self.event(event, &mut streamed).await;
-        }
-        streamed
-    }
-
-    async fn event(&self, event: AskEvent, streamed: &mut Streamed) {
+    /// Sends one event of the ask as a session update.
+    pub fn event(&self, event: AskEvent, streamed: &mut Streamed) {
         match event {
             // The instruction files are the project's, not the model's words: the
             // panel's transcript is the model's, so they are only logged.
@@ -79,6 +84,11 @@ impl Updates {
                 if !instruction_files.is_empty() {
                     tracing::debug!(?instruction_files, "instruction files in the prompt");
                 }
+            }
+            // The index notice opens the answer, before any model turn (turn 0).
+            AskEvent::Notice { text } => {
+                streamed.turns.insert(0, text.clone());
+                self.message(text);
             }
             AskEvent::Text { turn, text } => {
                 if text.is_empty() {
@@ -109,12 +119,13 @@ impl Updates {
                 label,
                 ..
             } => {
-                let call = ToolCall::new(call_id, label)
+                let call = ToolCall::new(call_id.clone(), label)
                     .kind(tool_kind(&tool))
                     .status(ToolCallStatus::InProgress)
                     .locations(locations(&self.root, &tool, &arguments))
                     .raw_input(arguments);
                 self.send(SessionUpdate::ToolCall(call));
+                streamed.open_calls.push(call_id);
             }
             AskEvent::ToolFinished {
                 call_id,
@@ -122,46 +133,77 @@ impl Updates {
                 edit,
                 ..
             } => {
-                let status = if step.ok {
-                    ToolCallStatus::Completed
-                } else {
-                    ToolCallStatus::Failed
-                };
+                streamed.open_calls.retain(|open| *open != call_id);
                 let summary = ToolCallContent::from(ContentBlock::Text(TextContent::new(
                     step.summary.clone(),
                 )));
-                let Some(edit) = edit else {
-                    self.tool_call_update(
-                        &call_id,
-                        ToolCallUpdateFields::new()
-                            .status(status)
-                            .content(vec![summary]),
-                    );
-                    return;
+                let fields = match (step.ok, edit.is_some()) {
+                    (true, false) => ToolCallUpdateFields::new()
+                        .status(ToolCallStatus::Completed)
+                        .content(vec![summary]),
+                    // The diff shown at the call stays.
+                    (true, true) => ToolCallUpdateFields::new().status(ToolCallStatus::Completed),
+                    (false, _) => ToolCallUpdateFields::new()
+                        .status(ToolCallStatus::Failed)
+                        .content(vec![summary]),
                 };
-                let mut fields = ToolCallUpdateFields::new()
-                    .kind(ToolKind::Edit)
-                    .locations(vec![edit_location(&edit)]);
-                match permissions::diff(&self.files, &edit.edit).await {
-                    Ok(diff) => {
-                        // An edit the client can write waits for the user's permission.
-                        let status = if self.files.capabilities().write {
-                            ToolCallStatus::Pending
-                        } else {
-                            ToolCallStatus::Completed
-                        };
-                        fields = fields
-                            .status(status)
-                            .content(vec![ToolCallContent::Diff(diff)]);
-                        streamed.edits.push((call_id.clone(), edit));
-                    }
-                    Err(error) => {
-                        fields = fields.status(ToolCallStatus::Failed).content(vec![
-                            ToolCallContent::from(ContentBlock::Text(TextContent::new(error))),
-                        ]);
+                self.tool_call_update(&call_id, fields);
+            }
+        }
+    }
+
+    /// Ends the tool calls a cancelled (or failed) ask left running: each gets its
+    /// final `tool_call_update`.
+    pub fn close_open_calls(&self, streamed: &mut Streamed, reason: &str) {
+        for call_id in std::mem::take(&mut streamed.open_calls) {
+            self.tool_call_update(
+                &call_id,
+                ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::Failed)
+                    .content(vec![ToolCallContent::from(ContentBlock::Text(
+                        TextContent::new(reason),
+                    ))]),
+            );
+        }
+    }
+
+    /// Replays a kept conversation as the updates it was shown with (`session/load`).
+    pub fn replay(&self, transcript: &[TranscriptEntry]) {
+        for entry in transcript {
+            match entry {
+                TranscriptEntry::User { text } => self.send(SessionUpdate::UserMessageChunk(
+                    ContentChunk::new(ContentBlock::Text(TextContent::new(text.clone()))),
+                )),
+                TranscriptEntry::Agent { text, citations } => {
+                    let mut text = text.clone();
+                    text.push_str(&sources(citations.iter().map(|c| Source {
+                        path: &c.path,
+                        uri: &c.uri,
+                        line: c.line,
+                        end_line: c.end_line,
+                        note: c.note.as_deref(),
+                    })));
+                    if !text.is_empty() {
+                        self.message(text);
                     }
                 }
-                self.tool_call_update(&call_id, fields);
+                TranscriptEntry::Tool {
+                    call_id,
+                    tool,
+                    title,
+                    ok,
+                } => {
+                    let status = if *ok {
+                        ToolCallStatus::Completed
+                    } else {
+                        ToolCallStatus::Failed
+                    };
+                    self.send(SessionUpdate::ToolCall(
+                        ToolCall::new(call_id.clone(), title.clone())
+                            .kind(tool_kind(tool))
+                            .status(status),
+                    ));
+                }
             }
         }
     }
@@ -169,8 +211,14 @@ impl Updates {
     /// Ends the answer: what of it was not streamed (an `answer` tool's text, the
     /// step-limit note), then the citations as links.
     pub fn finish_answer(&self, streamed: &Streamed, outcome: &AgentOutcome) {
-        let mut rest = unstreamed_answer(streamed, &outcome.answer);
-        rest.push_str(&sources(&outcome.citations));
+        let mut rest = unstreamed_answer(streamed, outcome.body());
+        rest.push_str(&sources(outcome.citations.iter().map(|c| Source {
+            path: &c.path,
+            uri: &c.uri,
+            line: c.line,
+            end_line: c.end_line,
+            note: c.note.as_deref(),
+        })));
         if !rest.is_empty() {
             self.message(rest);
         }
@@ -202,8 +250,9 @@ fn unstreamed_answer(streamed: &Streamed, answer: &str) -> String {
 
 /// The citations as markdown links to their `file://` URI and lines (`#L12`, or
 /// `#L12:20` for a range, the form Zed opens at the lines).
-fn sources(citations: &[Citation]) -> String {
-    if citations.is_empty() {
+pub fn sources<'a>(citations: impl Iterator<Item = Source<'a>>) -> String {
+    let mut citations = citations.peekable();
+    if citations.peek().is_none() {
         return String::new();
     }
     let mut out = String::from("\n\n**Sources**\n");
@@ -220,7 +269,7 @@ fn sources(citations: &[Citation]) -> String {
             )
         };
         let _ = write!(out, "\n- [{label}]({}#{fragment})", citation.uri);
-        if let Some(note) = &citation.note {
+        if let Some(note) = citation.note {
             let _ = write!(out, " — {}", note.replace('\n', " "));
         }
     }
@@ -231,7 +280,7 @@ pub fn tool_kind(tool: &str) -> ToolKind {
     match tool {
         "read_file" | "read_open_buffer" | "file_outline" | "list_directory"
         | "list_open_buffers" => ToolKind::Read,
-        "search_code" | "find_files" | "find_symbol" => ToolKind::Search,
+        "search_code" | "find_files" | "find_symbol" | "find_references" => ToolKind::Search,
         "propose_edit" => ToolKind::Edit,
         "answer" => ToolKind::Think,
         _ => ToolKind::Other,
@@ -265,10 +314,6 @@ fn locations(root: &Path, tool: &str, arguments: &Value) -> Vec<ToolCallLocation
         _ => None,
     };
     vec![ToolCallLocation::new(absolute).line(line)]
-}
-
-fn edit_location(edit: &IdentifiedEdit) -> ToolCallLocation {
-    ToolCallLocation::new(edit.edit.absolute.clone()).line(edit.edit.start_line.max(1) as u32)
 }
 
 /// A model's path (workspace-relative, `./x`, or absolute) as an absolute path.

@@ -1,10 +1,9 @@
 //! The first user message: the question, where the user is in the editor, and the few
 //! most relevant code chunks the server's own retrieval found, within a byte budget.
-//! File text in it (chunks, the selection) has its secrets redacted like tool output.
+//! File text in it (chunks, the selection) arrives redacted (shown_input.rs).
 
 use super::AskInput;
 use crate::text::prefix_within;
-use crate::tools::redact::redact;
 
 /// Retrieved context is capped so the first request stays small and cheap.
 pub const CONTEXT_BUDGET_BYTES: usize = 8 * 1024;
@@ -28,7 +27,7 @@ pub fn first_message(input: &AskInput) -> String {
             .filter(|s| !s.trim().is_empty())
         {
             message.push_str("\nSelected text:\n```\n");
-            message.push_str(&redact(prefix_within(selected, SELECTION_BUDGET_BYTES)));
+            message.push_str(prefix_within(selected, SELECTION_BUDGET_BYTES));
             message.push_str("\n```");
         }
     }
@@ -40,7 +39,7 @@ pub fn first_message(input: &AskInput) -> String {
             hit.path,
             hit.start_line,
             hit.end_line,
-            redact(hit.text.trim_end())
+            hit.text.trim_end()
         );
         if block.len() > budget {
             continue;

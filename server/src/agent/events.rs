@@ -15,6 +15,9 @@ pub enum AskEvent {
     /// The ask began; `instruction_files` are the workspace's instruction files that went
     /// into the system prompt (workspace-relative, in prompt order; often none).
     Started { instruction_files: Vec<String> },
+    /// Before any model turn: the line the answer starts with because its search could
+    /// not see the whole workspace (`index_notice.rs`). The final answer holds it too.
+    Notice { text: String },
     /// Model text of turn `turn` (1-based model call) to append, as it is written. The
     /// `answer` string the model writes into the `answer` tool's arguments counts as
     /// text too (after a blank line when the turn wrote text of its own first). Sent at

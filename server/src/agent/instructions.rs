@@ -40,7 +40,8 @@ pub fn load(workspace: &Workspace) -> Instructions {
         if !resolved.absolute.is_file() {
             continue;
         }
-        let Ok(file) = workspace.read_text(&resolved) else {
+        // Sent to the model as the system prompt: redacted like every file text.
+        let Ok(file) = workspace.read_redacted(&resolved) else {
             continue;
         };
         let text = file.text.trim_end();

@@ -13,9 +13,14 @@ mod citations;
 mod context;
 pub mod events;
 pub mod history;
+mod index_notice;
 pub mod instructions;
 mod no_provider;
+mod options;
+mod place_lines;
 mod sanitize;
+mod shown_input;
+mod tool_calls;
 mod turn_stream;
 
 use std::sync::{Arc, Mutex};
@@ -35,6 +40,9 @@ use crate::workspace::Workspace;
 pub use citations::{Citation, CitedLines};
 pub use events::{AskEvent, EventSink};
 pub use history::bound_history;
+pub use index_notice::IndexState;
+pub use no_provider::{locate, LocatedPlace, CANDIDATES as NO_MODEL_CANDIDATES, PLACES};
+pub use options::{AskOptions, EditDecision, EditReview};
 
 /// The system prompt, in its own file so it can be read and improved as text.
 pub const SYSTEM_PROMPT: &str = include_str!("system_prompt.md");
@@ -56,6 +64,11 @@ pub struct AskInput {
     pub focus: Option<Focus>,
     /// The most relevant chunks for the question, found by the server's own retrieval.
     pub context: Vec<RetrievalHit>,
+    /// What that retrieval could see (the answer says so when it was not everything).
+    pub index: IndexState,
+    /// A problem with the index to tell the user at the start of this answer (once:
+    /// the session decides), such as an index kept in memory because the disk is full.
+    pub index_fault: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -118,6 +131,22 @@ pub struct AgentOutcome {
     /// The conversation including this ask, to continue with a follow-up.
     pub history: Vec<Message>,
     pub stats: AskStats,
+    /// The line `answer` starts with when the search could not see the whole
+    /// workspace (also sent first, as `AskEvent::Notice`).
+    pub notice: Option<String>,
+}
+
+impl AgentOutcome {
+    /// The answer without its index notice: what the model or the search wrote.
+    pub fn body(&self) -> &str {
+        match &self.notice {
+            Some(notice) => self
+                .answer
+                .strip_prefix(notice.as_str())
+                .map_or(self.answer.as_str(), |rest| rest.trim_start_matches('\n')),
+            None => &self.answer,
+        }
+    }
 }
 
 pub struct Agent<'a> {
@@ -130,10 +159,39 @@ pub struct Agent<'a> {
     pub events: EventSink<'a>,
     /// Gives each proposed edit a session-unique id.
     pub next_edit_id: &'a (dyn Fn() -> String + Send + Sync),
+    /// What the front end asked beyond the question (read-only, external tools, …).
+    pub options: &'a AskOptions,
 }
 
 impl Agent<'_> {
+    /// Runs the ask; when its search could not see the whole workspace, the answer
+    /// starts with a line that says so (sent first as `AskEvent::Notice`).
     pub async fn run(&self, input: AskInput) -> Result<AgentOutcome, ProviderError> {
+        let notice = [input.index_fault.clone(), input.index.notice()]
+            .into_iter()
+            .flatten()
+            .reduce(|a, b| format!("{a}\n\n{b}"));
+        if let Some(text) = &notice {
+            (self.events)(AskEvent::Notice { text: text.clone() });
+        }
+        let mut outcome = self.run_loop(input).await?;
+        if let Some(notice) = notice {
+            outcome.answer = format!("{notice}\n\n{}", outcome.answer);
+            outcome.notice = Some(notice);
+        }
+        Ok(outcome)
+    }
+
+    async fn run_loop(&self, input: AskInput) -> Result<AgentOutcome, ProviderError> {
+        // File text in the input is shown to the model or the user: redacted first.
+        let input = shown_input::redacted(self.workspace, input);
+        if self.options.places_only {
+            return Ok(no_provider::places(
+                self.workspace,
+                &input,
+                self.settings.encoding,
+            ));
+        }
         let Some(model) = self.model.clone() else {
             return Ok(no_provider::answer(
                 self.workspace,
@@ -162,7 +220,7 @@ impl Agent<'_> {
             let request = ChatRequest {
                 system: system.clone(),
                 messages: messages.clone(),
-                tools: tools::schemas::all(),
+                tools: self.tool_specs(),
             };
             let stream = Mutex::new(turn_stream::TurnStream::new(call_number, self.events));
             let sink = |event: StreamEvent<'_>| {
@@ -287,12 +345,19 @@ impl Agent<'_> {
             let outputs = self
                 .run_tools(pending.iter().map(|(_, call)| call.clone()).collect())
                 .await;
-            for ((index, call), output) in pending.into_iter().zip(outputs) {
-                let finished = step(&call, &output, thought.take());
+            for ((index, call), mut output) in pending.into_iter().zip(outputs) {
                 let edit = output.edit.clone().map(|edit| IdentifiedEdit {
                     id: (self.next_edit_id)(),
                     edit,
                 });
+                // The user decides at the call, so the model's next turn knows.
+                if let (Some(edit), Some(review)) = (&edit, &self.options.review_edit) {
+                    let decision = review.review(&call.id, edit).await;
+                    output.text = decision.tool_result(&edit.edit.path);
+                    output.ok = decision.ok();
+                    output.summary = decision.summary(&edit.edit.path);
+                }
+                let finished = step(&call, &output, thought.take());
                 (self.events)(AskEvent::ToolFinished {
                     turn: call_number,
                     call_id: call.id.clone(),
@@ -365,33 +430,8 @@ impl Agent<'_> {
             call_id: call.id.clone(),
             tool: call.name.clone(),
             arguments: arguments_object(&call.arguments),
-            label: tools::progress_label(&call.name, &call.arguments),
+            label: self.label(call),
         });
-    }
-
-    /// Runs the tool calls of one turn concurrently on the blocking pool (tools do file
-    /// I/O), returning their outputs in call order.
-    async fn run_tools(&self, calls: Vec<ToolCall>) -> Vec<tools::ToolOutput> {
-        let handles: Vec<_> = calls
-            .into_iter()
-            .map(|call| {
-                let workspace = self.workspace.clone();
-                let index = self.index.clone();
-                tokio::task::spawn_blocking(move || {
-                    tools::run_with_index(&call.name, &call.arguments, &workspace, index.as_ref())
-                })
-            })
-            .collect();
-        let mut outputs = Vec::with_capacity(handles.len());
-        for handle in futures::future::join_all(handles).await {
-            outputs.push(handle.unwrap_or_else(|e| tools::ToolOutput {
-                text: format!("Error: the tool failed unexpectedly: {e}"),
-                ok: false,
-                summary: "tool failed".to_string(),
-                edit: None,
-            }));
-        }
-        outputs
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -422,6 +462,7 @@ impl Agent<'_> {
             stop_reason,
             history: messages,
             stats,
+            notice: None,
         }
     }
 }

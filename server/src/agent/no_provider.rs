@@ -2,56 +2,67 @@
 //! found by the server's own retrieval, so the tool is useful on a fresh machine.
 
 use super::citations::{check, CitedLines};
+use super::place_lines::{self, first_code_line, name_overlap};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
 use crate::index::RetrievalHit;
 use crate::syntax::{self, Symbol, SymbolKind};
 use crate::text::PositionEncoding;
-use crate::tools::redact::redact;
+use crate::workspace::redact::redact;
 use crate::workspace::Workspace;
 
 /// Places listed in a no-provider answer.
 pub const PLACES: usize = 5;
+/// Retrieved chunks the places are chosen from: more than `PLACES`, since a chunk that
+/// holds only a module docstring, imports or a guard is no place and is passed over.
+pub const CANDIDATES: usize = 12;
 
 pub fn answer(workspace: &Workspace, input: &AskInput, encoding: PositionEncoding) -> AgentOutcome {
-    let mut answer = String::from(
-        "No model is configured, so this answer lists the places in the workspace that best match your question, found by copilot-ls's own search. \
-         To get written answers, set `provider` (`openai` or `anthropic`) and the API key variable, or point `baseUrl` at a local server such as Ollama or llama.cpp.\n\n",
-    );
+    let preamble = "No model is configured, so this answer lists the places in the workspace that best match your question, found by copilot-ls's own search. \
+         To get written answers, set `provider` (`openai` or `anthropic`) and the API key variable, or point `baseUrl` at a local server such as Ollama or llama.cpp.\n\n";
+    ranked_places(workspace, input, encoding, preamble)
+}
+
+/// The same places without the note about configuring a model: what was asked for
+/// (ACP's `/locate`), whether or not a model is configured.
+pub fn places(workspace: &Workspace, input: &AskInput, encoding: PositionEncoding) -> AgentOutcome {
+    ranked_places(workspace, input, encoding, "")
+}
+
+fn ranked_places(
+    workspace: &Workspace,
+    input: &AskInput,
+    encoding: PositionEncoding,
+    preamble: &str,
+) -> AgentOutcome {
+    let mut answer = String::from(preamble);
     let mut citations = Vec::new();
-    for hit in input.context.iter().take(PLACES) {
-        // The excerpts and labels show file text: secrets redacted as in tool output.
-        let hit = &RetrievalHit {
-            text: redact(&hit.text).into_owned(),
-            ..hit.clone()
-        };
-        let label = hit
-            .symbol
-            .clone()
-            .unwrap_or_else(|| first_code_line(&hit.text));
-        let place = place(workspace, hit);
-        let line = place.line;
+    for place in locate(workspace, &input.context, &input.question) {
         let citation = check(
             workspace,
             &CitedLines {
-                path: hit.path.clone(),
-                line,
+                path: place.path.clone(),
+                line: place.line,
                 end_line: place.end_line,
-                note: Some(label.clone()),
+                note: Some(place.label.clone()),
             },
             encoding,
         );
         answer.push_str(&format!(
             "{}. `{}:{}` — `{}`\n\n{}\n",
             citations.len() + 1,
-            hit.path,
-            line,
-            label.replace('`', "'"),
-            excerpt(hit, &place)
+            place.path,
+            place.line,
+            place.label.replace('`', "'"),
+            place.excerpt
         ));
         citations.push(citation);
     }
     if citations.is_empty() {
-        answer.push_str("The search found nothing that matches the question's words.\n");
+        answer.push_str(if input.index.still_building() {
+            "The index is still being built and holds nothing that matches the question's words yet; ask again when indexing is done.\n"
+        } else {
+            "The search found nothing that matches the question's words.\n"
+        });
     }
     AgentOutcome {
         answer,
@@ -61,7 +72,106 @@ pub fn answer(workspace: &Workspace, input: &AskInput, encoding: PositionEncodin
         stop_reason: StopReason::NoProvider,
         history: input.history.clone(),
         stats: AskStats::default(),
+        notice: None,
     }
+}
+
+/// One place a no-model answer lists.
+#[derive(Clone, Debug)]
+pub struct LocatedPlace {
+    /// Workspace-relative, `/` separators.
+    pub path: String,
+    /// 1-based: the line defining the place (see `place`).
+    pub line: usize,
+    pub end_line: usize,
+    /// The definition's name, or the first code line of the place.
+    pub label: String,
+    /// The definition cited, if any.
+    pub symbol: Option<String>,
+    /// A few lines of it, fenced with the file's language (secrets redacted).
+    pub excerpt: String,
+}
+
+/// The places a no-model answer lists for `question`, chosen from its retrieved `hits`
+/// (best first; pass `CANDIDATES` of them): at most `PLACES`, each with its defining
+/// line, last line and excerpt, file text redacted as in tool output. A chunk that holds
+/// only a docstring, imports or a guard is passed over (see `place` and `choose`).
+/// `copilot-ls mcp`'s `locate` tool answers with the same.
+pub fn locate(workspace: &Workspace, hits: &[RetrievalHit], question: &str) -> Vec<LocatedPlace> {
+    let question = place_lines::words(question);
+    let candidates: Vec<Candidate> = hits
+        .iter()
+        .filter_map(|hit| {
+            // The excerpts and labels show file text: secrets redacted as in tool output.
+            let hit = RetrievalHit {
+                text: redact(&hit.text).into_owned(),
+                ..hit.clone()
+            };
+            // A chunk of docstring, imports and guards alone is no place: the next one is.
+            let place = place(workspace, &hit, &question)?;
+            let label = place
+                .symbol
+                .clone()
+                .or_else(|| hit.symbol.clone())
+                .unwrap_or_else(|| label_line(&hit.text, place.line - hit.start_line));
+            Some(Candidate { hit, place, label })
+        })
+        .collect();
+    choose(&candidates, &question)
+        .into_iter()
+        .map(|Candidate { hit, place, label }| LocatedPlace {
+            path: hit.path.clone(),
+            line: place.line,
+            end_line: place.end_line,
+            label: label.clone(),
+            symbol: place.symbol.clone().or_else(|| hit.symbol.clone()),
+            excerpt: excerpt(hit, place),
+        })
+        .collect()
+}
+
+/// A retrieved chunk that is a place, with what the answer calls it.
+struct Candidate {
+    hit: RetrievalHit,
+    place: Place,
+    label: String,
+}
+
+/// The places listed, best first: the first `PLACES` distinct candidates in the
+/// retrieval's order, except that a place holding a definition that is a candidate too,
+/// but too far down to be listed, gives its slot to that definition when its name shares
+/// as many of the question's words (a class cited from its head, and the method of it
+/// that checks what was asked about: the index ranks a file's later chunks down).
+fn choose<'a>(candidates: &'a [Candidate], question: &[String]) -> Vec<&'a Candidate> {
+    let same =
+        |a: &Candidate, b: &Candidate| a.hit.path == b.hit.path && a.place.line == b.place.line;
+    let mut listed: Vec<usize> = Vec::new();
+    for (i, candidate) in candidates.iter().enumerate() {
+        if listed.len() < PLACES && !listed.iter().any(|&l| same(&candidates[l], candidate)) {
+            listed.push(i);
+        }
+    }
+    let overlap = |c: &Candidate| name_overlap(short_name(&c.label), question);
+    let nests = |outer: &Candidate, inner: &Candidate| {
+        outer.hit.path == inner.hit.path
+            && outer.place.line < inner.place.line
+            && inner.place.end_line <= outer.place.end_line
+    };
+    let mut taken: Vec<usize> = listed.clone();
+    for slot in 0..listed.len() {
+        let outer = &candidates[listed[slot]];
+        let inner = (0..candidates.len()).find(|&j| {
+            !taken.contains(&j)
+                && !taken.iter().any(|&t| same(&candidates[t], &candidates[j]))
+                && nests(outer, &candidates[j])
+                && overlap(&candidates[j]) >= overlap(outer)
+        });
+        if let Some(inner) = inner {
+            taken.push(inner);
+            listed[slot] = inner;
+        }
+    }
+    listed.into_iter().map(|i| &candidates[i]).collect()
 }
 
 /// Lines of excerpt shown under each place.
@@ -79,6 +189,9 @@ struct Place {
     end_line: usize,
     /// The defining line when it lies above the chunk.
     heading: Option<String>,
+    /// The definition cited, when it is not the chunk's own (another one defined in it
+    /// is named more like the question).
+    symbol: Option<String>,
 }
 
 /// The place a hit stands for (PROTOCOL.md §3, `provider: none`): `line` is the line
@@ -87,33 +200,29 @@ struct Place {
 /// its definition's line above it. The definition's extent is read from indentation:
 /// it ends before the next line indented no deeper than its defining line, keeping a
 /// closing `}`/`)`/`end` at that depth. Prose (Markdown, text) and chunks without a
-/// definition keep the chunk's range.
-fn place(workspace: &Workspace, hit: &RetrievalHit) -> Place {
+/// definition keep the chunk's range, from its first line of code. `None` for a chunk
+/// that is no place: a module docstring, imports, an `if TYPE_CHECKING:` guard, and
+/// nothing else.
+fn place(workspace: &Workspace, hit: &RetrievalHit, question: &[String]) -> Option<Place> {
     let chunk: Vec<&str> = hit.text.lines().collect();
-    let fallback = || {
-        let offset = chunk.iter().position(|l| is_code(l)).unwrap_or(0);
-        Place {
-            line: hit.start_line + offset,
-            end_line: hit.end_line,
-            heading: None,
-        }
+    let from = |offset: usize| Place {
+        line: hit.start_line + offset,
+        end_line: hit.end_line,
+        heading: None,
+        symbol: None,
     };
-    let Some(name) = hit.symbol.as_deref().map(short_name) else {
-        return fallback();
-    };
+    let fallback = || first_code_line(&chunk).map(from);
+    let name = hit.symbol.as_deref().map(short_name);
     if is_prose(&hit.path) {
-        return match chunk.iter().position(|l| l.contains(name)) {
-            Some(offset) => Place {
-                line: hit.start_line + offset,
-                end_line: hit.end_line,
-                heading: None,
-            },
-            None => fallback(),
-        };
+        let offset = name
+            .and_then(|name| chunk.iter().position(|l| l.contains(name)))
+            .or_else(|| chunk.iter().position(|l| is_code(l)))
+            .unwrap_or(0);
+        return Some(from(offset));
     }
     let Some(text) = workspace
         .resolve_readable(&hit.path)
-        .and_then(|resolved| workspace.read_text(&resolved))
+        .and_then(|resolved| workspace.read_redacted(&resolved))
         .ok()
         .map(|file| file.text)
     else {
@@ -130,11 +239,14 @@ fn place(workspace: &Workspace, hit: &RetrievalHit) -> Place {
     if let Some(parsed) = syntax::symbols_for_path(&hit.path, &text) {
         return match parsed {
             Ok(symbols) => {
-                parsed_place(&symbols, &lines, start, end, name).unwrap_or_else(fallback)
+                parsed_place(&symbols, &lines, start, end, name, question).or_else(fallback)
             }
             Err(_) => fallback(),
         };
     }
+    let Some(name) = name else {
+        return fallback();
+    };
     let inside = (start..end).find(|&i| is_code(lines[i]) && names(lines[i], name));
     let defining = inside.or_else(|| {
         // Above the chunk: the nearest line naming the symbol that is indented less than
@@ -161,42 +273,60 @@ fn place(workspace: &Workspace, hit: &RetrievalHit) -> Place {
         definition_end(&lines, defining)
     };
     let last = last.max(if defining < start { end - 1 } else { defining });
-    Place {
+    Some(Place {
         line: defining + 1,
         end_line: last + 1,
-        // File text shown in the answer: secrets redacted like the excerpt.
-        heading: (defining < start).then(|| redact(lines[defining]).into_owned()),
-    }
+        // File text shown in the answer, from the redacted file.
+        heading: (defining < start).then(|| lines[defining].to_string()),
+        symbol: None,
+    })
 }
 
 /// The place of a chunk (0-based lines `start..end`) in a parsed file: the innermost
-/// definition named `name` that holds the chunk's start or starts inside the chunk;
-/// else the innermost definition holding the chunk. A module or namespace holds the
-/// whole file, so the chunk itself is the better place then (`None`).
+/// definition named `name` that holds the chunk's start or starts inside the chunk, unless
+/// another definition starting inside the chunk is named more like the question (a run
+/// of constants is one chunk, named after its first); else the innermost definition
+/// holding the chunk. A module or namespace holds the whole file, so the chunk itself is
+/// the better place then (`None`).
 fn parsed_place(
     symbols: &[Symbol],
     lines: &[&str],
     start: usize,
     end: usize,
-    name: &str,
+    name: Option<&str>,
+    question: &[String],
 ) -> Option<Place> {
     let holds = |s: &&Symbol| s.doc_line <= start && start <= s.end_line;
     let starts_inside = |s: &&Symbol| (start..end).contains(&s.line);
-    let named = |s: &&Symbol| s.name == name || short_name(&s.qualified_name) == name;
-    let symbol = innermost(
+    let named = |s: &&Symbol| {
+        name.is_some_and(|name| s.name == name || short_name(&s.qualified_name) == name)
+    };
+    let named_symbol = innermost(
         symbols
             .iter()
             .filter(|s| named(s) && (holds(s) || starts_inside(s))),
-    )
-    .or_else(|| innermost(symbols.iter().filter(holds)))?;
+    );
+    let overlap = |s: &Symbol| name_overlap(&s.name, question);
+    // The first of the best named, among those defined in the chunk.
+    let asked = symbols
+        .iter()
+        .filter(|s| starts_inside(s) && s.kind != SymbolKind::Module && overlap(s) > 0)
+        .max_by_key(|s| (overlap(s), std::cmp::Reverse(s.line)));
+    let symbol = match (named_symbol, asked) {
+        (Some(named), Some(asked)) if overlap(asked) > overlap(named) => asked,
+        (Some(named), _) => named,
+        (None, Some(asked)) => asked,
+        (None, None) => innermost(symbols.iter().filter(holds))?,
+    };
     if symbol.kind == SymbolKind::Module || symbol.line >= lines.len() {
         return None;
     }
     Some(Place {
         line: symbol.line + 1,
         end_line: symbol.end_line.min(lines.len() - 1).max(symbol.line) + 1,
-        // File text shown in the answer: secrets redacted like the excerpt.
-        heading: (symbol.line < start).then(|| redact(lines[symbol.line]).into_owned()),
+        // File text shown in the answer, from the redacted file.
+        heading: (symbol.line < start).then(|| lines[symbol.line].to_string()),
+        symbol: (!named(&symbol)).then(|| symbol.qualified_name.clone()),
     })
 }
 
@@ -394,18 +524,13 @@ fn excerpt(hit: &RetrievalHit, place: &Place) -> String {
     )
 }
 
-fn first_code_line(text: &str) -> String {
+/// A place's label when it names no definition: its first line of code, shortened.
+fn label_line(text: &str, offset: usize) -> String {
     let line = text
         .lines()
+        .skip(offset)
         .map(str::trim)
-        .find(|l| {
-            !l.is_empty()
-                && !l.starts_with("//")
-                && !l.starts_with('#')
-                && !l.starts_with("/*")
-                && !l.starts_with('*')
-        })
-        .or_else(|| text.lines().map(str::trim).find(|l| !l.is_empty()))
+        .find(|l| !l.is_empty())
         .unwrap_or("");
     line.chars().take(80).collect()
 }
@@ -424,7 +549,7 @@ mod tests {
     fn a_chunk_inside_a_method_is_cited_from_the_method_line_to_its_end() {
         let lines: Vec<&str> = PY.lines().collect();
         // The chunk is lines 9-10 (1-based), the body of `level`.
-        let place = parsed_place(&parsed("b.py", PY), &lines, 8, 10, "level").unwrap();
+        let place = parsed_place(&parsed("b.py", PY), &lines, 8, 10, Some("level"), &[]).unwrap();
         assert_eq!((place.line, place.end_line), (7, 10));
         assert_eq!(place.heading.as_deref(), Some("    def level(self):"));
     }
@@ -433,9 +558,9 @@ mod tests {
     fn the_named_definition_wins_over_its_container_and_its_decorator_is_not_the_line() {
         let lines: Vec<&str> = PY.lines().collect();
         // The chunk starts at the decorator above `level` and runs past `drain`.
-        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, "drain").unwrap();
+        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, Some("drain"), &[]).unwrap();
         assert_eq!((place.line, place.end_line), (12, 13));
-        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, "level").unwrap();
+        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, Some("level"), &[]).unwrap();
         assert_eq!((place.line, place.end_line), (7, 10));
         assert!(place.heading.is_none());
     }
@@ -444,7 +569,7 @@ mod tests {
     fn a_module_is_not_a_place_and_a_chunk_outside_every_definition_has_none() {
         let rs = "mod inner {\n    const A: u32 = 1;\n}\n\nuse std::io;\n";
         let lines: Vec<&str> = rs.lines().collect();
-        assert!(parsed_place(&parsed("a.rs", rs), &lines, 0, 1, "inner").is_none());
-        assert!(parsed_place(&parsed("a.rs", rs), &lines, 4, 5, "io").is_none());
+        assert!(parsed_place(&parsed("a.rs", rs), &lines, 0, 1, Some("inner"), &[]).is_none());
+        assert!(parsed_place(&parsed("a.rs", rs), &lines, 4, 5, Some("io"), &[]).is_none());
     }
 }

@@ -5,6 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
+use super::index_progress::IndexProgress;
 use crate::agent::AskEvent;
 use crate::lsp::convert::{self, EditSupport};
 use crate::session::{self, AskError, AskRequest, Session, Settings};
@@ -14,6 +17,7 @@ pub async fn run(
     workspace: Option<PathBuf>,
     json: bool,
     max_steps: Option<u32>,
+    no_wait: bool,
     question: String,
 ) -> ExitCode {
     if question.trim().is_empty() {
@@ -31,6 +35,17 @@ pub async fn run(
             root.display()
         );
         return ExitCode::from(2);
+    }
+    // Never answer from a half-built index: bring it up to date first (only what
+    // changed is read), with progress on stderr; `--no-wait` answers from what is
+    // there after at most two seconds, saying how much that was.
+    if !no_wait {
+        let shown = Arc::new(IndexProgress::new());
+        let events = shown.clone();
+        session
+            .prepare_index(Arc::new(move |event| events.event(&event)))
+            .await;
+        shown.finish();
     }
     let progress = |event: AskEvent| {
         if let AskEvent::ToolStarted { label, .. } = event {
@@ -58,8 +73,7 @@ pub async fn run(
     let mut stdout = std::io::stdout().lock();
     if json {
         let result = convert::ask_result(
-            outcome.conversation_id,
-            &outcome.outcome,
+            &outcome,
             &mut session::lock(&session.surface),
             &workspace,
             session.encoding(),

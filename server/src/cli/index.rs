@@ -1,5 +1,6 @@
 //! `copilot-ls index`: brings the workspace's persistent index up to date (reading only
 //! the files changed since it was written) and prints what it holds and what that cost.
+//! It exits 1, saying why, when the index could not be written to disk.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::index_progress::IndexProgress;
 use crate::index::{cache_dir_from_env, Bounds, Location, RetrievalIndex};
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
@@ -24,18 +26,26 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
         }
     };
     let started = Instant::now();
-    let cache = cache_dir_from_env();
-    let index = RetrievalIndex::open(
-        Workspace::new(sandbox, Arc::new(NoDocuments)),
-        cache.as_deref(),
-    );
-    let report = index.refresh(Bounds::from_env(), &|_| {});
-    let seconds = started.elapsed().as_secs_f64();
-    if let Some(why) = &report.truncated {
-        eprintln!("copilot-ls: {why}");
-    }
+    let Some(cache) = cache_dir_from_env() else {
+        eprintln!("copilot-ls: no cache directory to keep the index in: set COPILOT_LS_CACHE_DIR (an absolute path) or HOME");
+        return ExitCode::FAILURE;
+    };
+    let index = RetrievalIndex::open(Workspace::new(sandbox, Arc::new(NoDocuments)), Some(&cache));
     if let Location::Memory(reason) = index.location() {
-        eprintln!("copilot-ls: the index was built in memory only: {reason}");
+        eprintln!("copilot-ls: cannot keep the index on disk: {reason}");
+        return ExitCode::FAILURE;
+    }
+    let shown = IndexProgress::new();
+    let report = index.refresh(Bounds::from_env(), &|p| shown.progress(&p));
+    shown.finish();
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(note) = &report.unreached_example {
+        let note = note.trim_start_matches('(').trim_end_matches(')');
+        eprintln!("copilot-ls: not indexed: {note}");
+    }
+    if let Some(why) = &report.failed {
+        eprintln!("copilot-ls: {why}; the index on disk keeps what it held before, and the next run reads the rest");
+        return ExitCode::FAILURE;
     }
     let (files, chunks, symbols, bytes) = (
         index.file_count(),
@@ -52,6 +62,8 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
             "filesRead": report.files_read,
             "seconds": seconds,
             "bytes": bytes,
+            // Paths the walk or the reads could not reach (permissions, PATH_MAX).
+            "unreached": report.unreached,
         });
         writeln!(stdout, "{result}")
     } else {

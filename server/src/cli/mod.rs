@@ -1,11 +1,13 @@
 //! The command line: `serve` (LSP over stdio, the default), `acp` (the Agent Client
-//! Protocol over stdio), `ask` (one question, headless, same engine), `index` (bring
+//! Protocol over stdio), `mcp` (the Model Context Protocol over stdio), `ask` (one question, headless, same engine), `index` (bring
 //! the persistent index up to date) and `tool` (run one tool as the model would).
 //! stdout carries only the protocol or the requested output; logs go to stderr.
 
 mod acp;
 mod ask;
 mod index;
+mod index_progress;
+mod mcp;
 #[cfg(unix)]
 mod stdio;
 mod tool;
@@ -38,6 +40,9 @@ enum Command {
         stdio: bool,
     },
     /// Ask one question about a workspace and print the answer.
+    ///
+    /// The first ask in a workspace builds its index first (a few seconds for a few
+    /// thousand files, with progress on stderr); later asks read only what changed.
     Ask {
         /// Workspace root (default: the current directory).
         #[arg(long, value_name = "DIR")]
@@ -48,12 +53,22 @@ enum Command {
         /// Most model calls for this ask (overrides maxSteps).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
         max_steps: Option<u32>,
+        /// Do not wait for the index to be up to date: answer from what it holds after
+        /// at most 2 s (the answer then says how complete it was).
+        #[arg(long)]
+        no_wait: bool,
         /// The question.
         #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
         question: Vec<String>,
     },
     /// Speak the Agent Client Protocol over stdio (Zed, JetBrains, Neovim, Emacs agents).
     Acp,
+    /// Serve the Model Context Protocol over stdio (Claude Code, Codex, Cursor, VS Code, Zed).
+    Mcp {
+        /// Workspace root (default: the client's first root, else the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
     /// Bring the workspace's persistent index up to date and print what it holds.
     Index {
         /// Workspace root (default: the current directory).
@@ -65,7 +80,7 @@ enum Command {
     },
     /// Run one tool exactly as the model would call it and print its result.
     Tool {
-        /// Tool name: read_file, list_directory, search_code, find_files, find_symbol, file_outline, list_open_buffers, read_open_buffer, propose_edit.
+        /// Tool name: read_file, list_directory, search_code, find_files, find_symbol, find_references, file_outline, list_open_buffers, read_open_buffer, propose_edit.
         name: String,
         /// The tool's arguments as a JSON object.
         #[arg(default_value = "{}")]
@@ -73,6 +88,9 @@ enum Command {
         /// Workspace root (default: the current directory).
         #[arg(long, value_name = "DIR")]
         workspace: Option<PathBuf>,
+        /// Do not bring the index up to date first: answer from what it holds now.
+        #[arg(long)]
+        no_wait: bool,
     },
 }
 
@@ -94,7 +112,7 @@ pub fn main() -> ExitCode {
     };
     let serving = matches!(
         cli.command,
-        None | Some(Command::Serve { .. }) | Some(Command::Acp)
+        None | Some(Command::Serve { .. }) | Some(Command::Acp) | Some(Command::Mcp { .. })
     );
     init_logging(if serving { "info" } else { "warn" });
     let (settings, problems) = Settings::from_env(&crate::session::settings::process_env);
@@ -121,6 +139,7 @@ pub fn main() -> ExitCode {
             workspace,
             json,
             max_steps,
+            no_wait,
             question,
         }) => {
             for problem in &problems {
@@ -134,6 +153,7 @@ pub fn main() -> ExitCode {
                 workspace,
                 json,
                 max_steps,
+                no_wait,
                 question.join(" "),
             ))
         }
@@ -146,11 +166,18 @@ pub fn main() -> ExitCode {
             };
             acp::run(runtime, settings)
         }
+        Some(Command::Mcp { workspace }) => {
+            let Some(runtime) = runtime() else {
+                return ExitCode::FAILURE;
+            };
+            mcp::run(runtime, workspace)
+        }
         Some(Command::Tool {
             name,
             json,
             workspace,
-        }) => tool::run(&name, &json, workspace),
+            no_wait,
+        }) => tool::run(&name, &json, workspace, no_wait),
         Some(Command::Index { workspace, json }) => index::run(workspace, json),
     }
 }

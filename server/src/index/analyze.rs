@@ -9,7 +9,9 @@ use tantivy::schema::Term;
 use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::TantivyDocument;
 
-use super::chunk::{chunk_at_definitions, chunk_file, ChunkSpan, Definition, DefinitionStart};
+use super::build_profile::thread_cpu_ns;
+use super::chunk::{chunk_at_definitions, chunk_file, ChunkSpan, DefinitionStart};
+use super::definition_line::Definition;
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
 use super::symbol_table;
 use super::tokenizer::WordCache;
@@ -31,6 +33,9 @@ pub struct FileStamp {
     pub symbols: u64,
     /// Indexed as text (false: binary or too large; remembered so it is not read again).
     pub text: bool,
+    /// Indexed by its words only, its definitions not parsed yet (a cold build's first
+    /// phase): the second phase, or the next start, parses it.
+    pub lexical_only: bool,
 }
 
 /// A stamp's size when the indexed text is the editor's, not the disk's: never equal to
@@ -42,6 +47,18 @@ pub struct AnalyzedFile {
     pub path: String,
     pub stamp: FileStamp,
     pub documents: Vec<TantivyDocument>,
+    /// Time spent parsing its definitions: wall and this thread's CPU, nanoseconds.
+    pub parse_nanos: (u64, u64),
+}
+
+/// Whether a file's definitions are parsed now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Definitions {
+    /// Parse them (with its language's grammar, if it has one).
+    Parse,
+    /// Not yet: chunk by lines, and mark the stamp `lexical_only` when the language has
+    /// a grammar, so the second phase of a cold build parses it (`build.rs`).
+    Later,
 }
 
 /// Chunks and tokenizes `text`, the content of `path` (workspace-relative, `/`).
@@ -51,14 +68,31 @@ pub fn analyze(
     path: &str,
     text: Option<&str>,
     mut stamp: FileStamp,
+    definitions: Definitions,
 ) -> AnalyzedFile {
     let mut documents = Vec::new();
     let mut file_terms: FxHashSet<String> = FxHashSet::default();
+    let mut parse_nanos = (0, 0);
+    stamp.lexical_only = false;
     if let Some(text) = text {
         let lines = split_lines(text);
         // A parse that fails (too large, too slow) falls back to the line-based chunks.
         let generated = generated_header(text);
-        let symbols = syntax::symbols_for_path(path, text).and_then(Result::ok);
+        let symbols = match definitions {
+            Definitions::Parse => {
+                let (wall, cpu) = (std::time::Instant::now(), thread_cpu_ns());
+                let symbols = syntax::symbols_for_path(path, text).and_then(Result::ok);
+                parse_nanos = (
+                    wall.elapsed().as_nanos() as u64,
+                    thread_cpu_ns().saturating_sub(cpu),
+                );
+                symbols
+            }
+            Definitions::Later => {
+                stamp.lexical_only = syntax::Language::of_file(path, text).is_some();
+                None
+            }
+        };
         let chunked = match &symbols {
             Some(symbols) => chunk_at_definitions(&lines, definition_starts(symbols)),
             None => chunk_file(&lines, is_markdown(path)),
@@ -144,11 +178,13 @@ pub fn analyze(
     file.add_u64(fields.chunks, stamp.chunks);
     file.add_u64(fields.text, u64::from(stamp.text));
     file.add_u64(fields.symbols, stamp.symbols);
+    file.add_u64(fields.lexical_only, u64::from(stamp.lexical_only));
     documents.push(file);
     AnalyzedFile {
         path: path.to_string(),
         stamp,
         documents,
+        parse_nanos,
     }
 }
 

@@ -3,16 +3,21 @@
 //! gone, and commit in batches so an ask during a long build sees what is done so far.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rustc_hash::FxHashSet;
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 
-use super::analyze::{analyze, path_terms, FileStamp};
+use super::analyze::{analyze, Definitions, FileStamp};
+use super::build_hold::Hold;
+use super::build_profile::{Phase, Profile};
+use super::follower::{self, Followed};
+use super::store::Location;
 use super::tokenizer::WordCache;
-use super::Inner;
+use super::writer::Store;
+use super::{progress_file, Inner};
 use crate::workspace::read::{looks_binary, read_bounded};
 use crate::workspace::walk;
 
@@ -69,6 +74,8 @@ const UNSURE_WINDOW_NS: u64 = 20_000_000;
 pub enum Progress {
     /// `done` of `total` files checked.
     Files { done: usize, total: usize },
+    /// A cold build's second phase: the definitions of `done` of `total` files parsed.
+    Definitions { done: usize, total: usize },
     /// The workspace is larger than the bounds: what was left out (known right after
     /// the walk, long before the refresh ends).
     Truncated(String),
@@ -80,7 +87,14 @@ pub struct RefreshReport {
     pub files_read: usize,
     /// Set when the workspace was larger than the bounds: what was left out.
     pub truncated: Option<String>,
+    /// Set when a commit failed: why (the refresh stopped there; what was committed
+    /// before stays, and nothing claims more).
+    pub failed: Option<String>,
     pub seconds: f64,
+    /// Paths the walk or the reads could not reach (permissions, PATH_MAX), and the
+    /// first of them: those files are missing from the index.
+    pub unreached: usize,
+    pub unreached_example: Option<String>,
 }
 
 struct Walked {
@@ -96,7 +110,7 @@ pub fn now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-fn mtime_ns(metadata: &std::fs::Metadata) -> u64 {
+pub fn mtime_ns(metadata: &std::fs::Metadata) -> u64 {
     metadata
         .modified()
         .ok()
@@ -106,13 +120,21 @@ fn mtime_ns(metadata: &std::fs::Metadata) -> u64 {
 
 /// Every regular file the walker admits, up to `bounds`; the second value says what was
 /// left out.
-fn walk_files(inner: &Inner, bounds: Bounds) -> (Vec<Walked>, Option<String>) {
-    let sandbox = &inner.workspace.sandbox;
+fn walk_files(
+    inner: &Inner,
+    bounds: Bounds,
+    unreached: &walk::Unreached,
+) -> (Vec<Walked>, Option<String>) {
+    let sandbox = &inner.sandbox;
     let mut files = Vec::new();
     let mut bytes = 0u64;
     for entry in walk::builder(sandbox.root()).build() {
-        let Ok(entry) = entry else {
-            continue;
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                unreached.note(sandbox, &error);
+                continue;
+            }
         };
         if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
             continue;
@@ -140,6 +162,7 @@ fn walk_files(inner: &Inner, bounds: Bounds) -> (Vec<Walked>, Option<String>) {
             continue;
         };
         bytes += metadata.len();
+        inner.coverage.walked(files.len() + 1);
         files.push(Walked {
             relative,
             size: metadata.len(),
@@ -153,8 +176,17 @@ fn walk_files(inner: &Inner, bounds: Bounds) -> (Vec<Walked>, Option<String>) {
 pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> RefreshReport {
     let started = Instant::now();
     let profile = Profile::from_env();
-    let (walked, truncated) = walk_files(inner, bounds);
-    profile.add(Phase::Walk, started);
+    let walk_started = profile.mark();
+    // Another process writes this index: follow its build, then put only what changed
+    // since in this process's overlay (`follower.rs`).
+    if inner.store().writer.is_none() {
+        if let Followed::Complete = follower::wait_for_writer(inner, progress) {
+            *super::lock(&inner.files) = follower::current_stamps(inner);
+        }
+    }
+    let unreached = walk::Unreached::default();
+    let (walked, truncated) = walk_files(inner, bounds, &unreached);
+    profile.add(Phase::Walk, walk_started);
     let known = super::lock(&inner.files).clone();
     let editor: FxHashSet<String> = super::lock(&inner.editor_paths).clone();
 
@@ -176,12 +208,19 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
             _ => to_read.push((file, None)),
         }
     }
+    // The likely answers first: a cold build's early asks search the source, not the
+    // tests, docs or vendored code; by path within a kind, so a build is repeatable.
+    to_read.sort_by(|(a, _), (b, _)| {
+        (read_order(&a.relative), &a.relative).cmp(&(read_order(&b.relative), &b.relative))
+    });
     let gone: Vec<&String> = known
         .keys()
         .filter(|path| !present.contains(path.as_str()) && !editor.contains(*path))
         .collect();
     let total = walked.len();
     let unchanged = total - to_read.len();
+    inner.coverage.walked(total);
+    inner.coverage.set_indexed(unchanged);
     if let Some(why) = &truncated {
         progress(Progress::Truncated(why.clone()));
     }
@@ -189,186 +228,319 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
         done: unchanged,
         total,
     });
-    {
-        let writer = super::read(&inner.writer);
-        let mut files = super::lock(&inner.files);
-        for path in &gone {
-            for term in path_terms(&inner.fields, path) {
-                writer.delete_term(term);
-            }
-            files.remove(*path);
+    for path in &gone {
+        inner.remove(path);
+    }
+    let store = inner.store();
+    record_progress(inner, &store);
+
+    // A bulk build of the index this process writes merges once, at the end.
+    let bulk = to_read.len() >= BULK_FILES && store.writer.is_some();
+    if let (true, Some(writer)) = (bulk, &store.writer) {
+        super::read(writer).set_merge_policy(Box::new(NoMergePolicy));
+    }
+    let hold = Hold::from_env();
+    if hold.commit_at(0) {
+        if let Err(reason) = inner.commit() {
+            tracing::warn!("{reason}");
         }
+        inner.mark_held();
     }
-
-    let bulk = to_read.len() >= BULK_FILES;
-    if bulk {
-        super::read(&inner.writer).set_merge_policy(Box::new(NoMergePolicy));
+    let mut pass = Pass {
+        inner,
+        store: &store,
+        profile: &profile,
+        unreached: &unreached,
+        files_read: AtomicUsize::new(0),
+        last_commit: Instant::now(),
+        commit_interval: COMMIT_FIRST,
+    };
+    // Phase one: every changed file by its words, so a cold build is searchable soon.
+    // A bulk build leaves parsing definitions to phase two; a few files are parsed now.
+    let definitions = if bulk {
+        Definitions::Later
+    } else {
+        Definitions::Parse
+    };
+    let mut failed = pass.run(
+        &to_read,
+        definitions,
+        Some(&hold),
+        |done| {
+            inner.coverage.set_indexed(unchanged + done);
+        },
+        |done| {
+            progress(Progress::Files {
+                done: unchanged + done,
+                total,
+            })
+        },
+    );
+    if failed.is_none() {
+        inner.coverage.set_indexed(total);
+        profile.searchable(started);
+        progress(Progress::Files { done: total, total });
     }
-
-    let next = AtomicUsize::new(0);
-    let files_read = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4)
-        .min(to_read.len().max(1));
-    let (done_sender, done_receiver) = mpsc::channel::<()>();
-    let mut last_commit = Instant::now();
-    let mut commit_interval = COMMIT_FIRST;
-    let mut last_progress = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let sender = done_sender.clone();
-            let (next, to_read, files_read, profile) = (&next, &to_read, &files_read, &profile);
-            scope.spawn(move || {
-                let mut cache = WordCache::default();
-                while let Some((file, expected)) = to_read.get(next.fetch_add(1, Ordering::Relaxed))
-                {
-                    index_one(inner, &mut cache, file, *expected, files_read, profile);
-                    let _ = sender.send(());
-                }
+    // Phase two: the definitions of every file indexed by its words only (this build's,
+    // or an earlier one's that did not finish), each file's documents replaced whole.
+    if failed.is_none() {
+        let files = super::lock(&inner.files).clone();
+        let pending: Vec<(&Walked, Option<u64>)> = walked
+            .iter()
+            .filter(|w| files.get(&w.relative).is_some_and(|s| s.lexical_only))
+            .filter(|w| !editor.contains(&w.relative))
+            .map(|w| (w, None))
+            .collect();
+        if !pending.is_empty() {
+            let to_parse = pending.len();
+            inner.coverage.start_parsing(to_parse);
+            progress(Progress::Definitions {
+                done: 0,
+                total: to_parse,
             });
+            failed = pass.run(
+                &pending,
+                Definitions::Parse,
+                None,
+                |done| {
+                    inner.coverage.set_parsed(done);
+                },
+                |done| {
+                    progress(Progress::Definitions {
+                        done,
+                        total: to_parse,
+                    })
+                },
+            );
         }
-        drop(done_sender);
-        for (done, ()) in (unchanged + 1..).zip(done_receiver) {
-            if last_commit.elapsed() >= commit_interval {
-                let t = Instant::now();
-                inner.commit();
-                profile.add(Phase::Commit, t);
-                last_commit = Instant::now();
-                commit_interval = (commit_interval * 2).min(COMMIT_MAX_INTERVAL);
-            }
-            if last_progress.elapsed() >= PROGRESS_EVERY {
-                progress(Progress::Files { done, total });
-                last_progress = Instant::now();
-            }
+    }
+    if failed.is_none() {
+        let t = profile.mark();
+        failed = inner.commit().err();
+        profile.add(Phase::Commit, t);
+    }
+    if let (true, Some(writer)) = (bulk, &store.writer) {
+        super::read(writer).set_merge_policy(Box::<LogMergePolicy>::default());
+        if failed.is_none() {
+            let t = profile.mark();
+            inner.merge_all();
+            profile.add(Phase::Merge, t);
         }
-    });
-    let t = Instant::now();
-    inner.commit();
-    profile.add(Phase::Commit, t);
-    if bulk {
-        super::read(&inner.writer).set_merge_policy(Box::<LogMergePolicy>::default());
-        let t = Instant::now();
-        inner.merge_all();
-        profile.add(Phase::Merge, t);
     }
     release_freed_memory();
     profile.report(started);
-    progress(Progress::Files { done: total, total });
     let report = RefreshReport {
-        files_read: files_read.into_inner(),
+        files_read: pass.files_read.into_inner(),
         truncated,
+        failed,
         seconds: started.elapsed().as_secs_f64(),
+        unreached: unreached.count(),
+        unreached_example: unreached.note_line(),
     };
     tracing::info!(
         files = total,
         read = report.files_read,
         deleted = gone.len(),
         elapsed_ms = started.elapsed().as_millis() as u64,
-        "index up to date"
+        failed = report.failed.is_some(),
+        "index refresh ended"
     );
     report
 }
 
-/// Reads, analyzes and indexes one file (replacing its earlier documents). A file that
-/// cannot be read is left out (and tried again next time); a binary one is remembered
-/// as such, so it is not read again while it does not change.
-fn index_one(
-    inner: &Inner,
-    cache: &mut WordCache,
-    file: &Walked,
-    expected: Option<u64>,
-    files_read: &AtomicUsize,
-    profile: &Profile,
-) {
-    let t = Instant::now();
-    let seen = now_ns();
-    let bytes = match read_bounded(&file.absolute, MAX_FILE_BYTES) {
-        Ok(Some(bytes)) => bytes,
-        _ => return,
-    };
-    files_read.fetch_add(1, Ordering::Relaxed);
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    profile.add(Phase::Read, t);
-    if expected == Some(hash) && seen.saturating_sub(file.mtime) <= UNSURE_WINDOW_NS {
-        // Same content, and still too recent to trust its mtime: check again next time.
-        return;
-    }
-    let stamp = FileStamp {
-        size: file.size,
-        mtime: file.mtime,
-        seen,
-        hash,
-        ..FileStamp::default()
-    };
-    let text = (!looks_binary(&bytes)).then(|| match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    });
-    let t = Instant::now();
-    let analyzed = analyze(&inner.fields, cache, &file.relative, text.as_deref(), stamp);
-    profile.add(Phase::Analyze, t);
-    // An open document's editor text wins over the disk.
-    if super::lock(&inner.editor_paths).contains(&file.relative) {
-        return;
-    }
-    let t = Instant::now();
-    inner.replace(analyzed);
-    profile.add(Phase::Add, t);
+/// One pass over a list of files: read, analyze and index them on worker threads,
+/// committing by time (so asks see what is done), until the list ends or the disk
+/// refuses a commit.
+struct Pass<'a> {
+    inner: &'a Inner,
+    store: &'a Store,
+    profile: &'a Profile,
+    unreached: &'a walk::Unreached,
+    /// Files read from disk, over the passes.
+    files_read: AtomicUsize,
+    last_commit: Instant,
+    commit_interval: Duration,
 }
 
-/// Where a refresh spends its time, summed over threads, printed to stderr at the end
-/// when `COPILOT_LS_INDEX_PROFILE` is set (for tuning the build; off, it costs nothing).
-struct Profile {
-    on: bool,
-    nanos: [AtomicU64; 6],
+impl Pass<'_> {
+    /// Indexes `files`; `committed(n)` after each commit with the first `n` done,
+    /// `reported(n)` every `PROGRESS_EVERY`. Returns why a commit failed, if one did.
+    /// `hold`: a test's hold on this pass (`build_hold.rs`).
+    fn run(
+        &mut self,
+        files: &[(&Walked, Option<u64>)],
+        definitions: Definitions,
+        hold: Option<&Hold>,
+        committed: impl Fn(usize),
+        reported: impl Fn(usize),
+    ) -> Option<String> {
+        let (inner, profile) = (self.inner, self.profile);
+        let next = AtomicUsize::new(0);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4)
+            .min(files.len().max(1));
+        let (done_sender, done_receiver) = mpsc::channel::<()>();
+        let mut last_progress = Instant::now();
+        let mut failed = None;
+        let files_read = &self.files_read;
+        let unreached = self.unreached;
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let sender = done_sender.clone();
+                let next = &next;
+                scope.spawn(move || {
+                    let mut cache = WordCache::default();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((file, expected)) = files.get(i) else {
+                            break;
+                        };
+                        if let Some(hold) = hold {
+                            hold.wait_at(i);
+                        }
+                        let work = Work {
+                            inner,
+                            profile,
+                            files_read,
+                            unreached,
+                            definitions,
+                        };
+                        work.index_one(&mut cache, file, *expected);
+                        if sender.send(()).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(done_sender);
+            // What is committed is what asks see: the coverage counts it, not what was
+            // handed to tantivy since.
+            for (done, ()) in (1..).zip(done_receiver.iter()) {
+                if let Some(reason) = inner.take_writer_failure() {
+                    failed = Some(reason);
+                    next.store(files.len(), Ordering::Relaxed);
+                    break;
+                }
+                let held = hold.is_some_and(|hold| hold.commit_at(done));
+                if self.last_commit.elapsed() >= self.commit_interval || held {
+                    let t = profile.mark();
+                    let outcome = inner.commit();
+                    profile.add(Phase::Commit, t);
+                    if let Err(reason) = outcome {
+                        failed = Some(reason);
+                        // Stop the workers: nothing more can be written.
+                        next.store(files.len(), Ordering::Relaxed);
+                        break;
+                    }
+                    committed(done);
+                    record_progress(inner, self.store);
+                    if held {
+                        inner.mark_held();
+                    }
+                    self.last_commit = Instant::now();
+                    self.commit_interval = (self.commit_interval * 2).min(COMMIT_MAX_INTERVAL);
+                }
+                if last_progress.elapsed() >= PROGRESS_EVERY {
+                    reported(done);
+                    last_progress = Instant::now();
+                }
+            }
+            drop(done_receiver);
+        });
+        failed
+    }
 }
 
-#[derive(Clone, Copy)]
-enum Phase {
-    Walk,
-    /// Reading and hashing.
-    Read,
-    /// Chunking and tokenizing (`analyze`).
-    Analyze,
-    /// Handing the documents to tantivy (waits when its indexing threads are behind).
-    Add,
-    Commit,
-    /// Merging a bulk build's segments into one.
-    Merge,
+/// What a worker needs to index one file.
+struct Work<'a> {
+    inner: &'a Inner,
+    profile: &'a Profile,
+    files_read: &'a AtomicUsize,
+    unreached: &'a walk::Unreached,
+    definitions: Definitions,
 }
 
-impl Profile {
-    fn from_env() -> Profile {
-        Profile {
-            on: std::env::var_os("COPILOT_LS_INDEX_PROFILE").is_some_and(|v| !v.is_empty()),
-            nanos: Default::default(),
-        }
+/// Tells other processes reading this index how far its build is (`progress_file.rs`).
+pub fn record_progress(inner: &Inner, store: &Store) {
+    if let (Some(_), Location::Disk(dir)) = (&store.writer, &store.location) {
+        progress_file::write(dir, &inner.coverage.snapshot());
     }
+}
 
-    fn add(&self, phase: Phase, since: Instant) {
-        if self.on {
-            let nanos = since.elapsed().as_nanos() as u64;
-            self.nanos[phase as usize].fetch_add(nanos, Ordering::Relaxed);
-        }
+/// The order a build reads files in: source first, then tests, docs, examples and the
+/// rest, vendored and generated code last.
+fn read_order(path: &str) -> u8 {
+    use super::file_kind::FileKind;
+    match FileKind::of_path(path) {
+        FileKind::Source => 0,
+        FileKind::Test => 1,
+        FileKind::Docs | FileKind::Changelog => 2,
+        FileKind::Example | FileKind::Bench => 3,
+        FileKind::Meta => 4,
+        FileKind::Vendored => 5,
+        FileKind::Generated => 6,
     }
+}
 
-    fn report(&self, started: Instant) {
-        if !self.on {
+impl Work<'_> {
+    /// Reads, analyzes and indexes one file (replacing its earlier documents). A file
+    /// that cannot be read is left out (and tried again next time); a binary one is
+    /// remembered as such, so it is not read again while it does not change.
+    fn index_one(&self, cache: &mut WordCache, file: &Walked, expected: Option<u64>) {
+        let (inner, profile) = (self.inner, self.profile);
+        let t = profile.mark();
+        let seen = now_ns();
+        let bytes = match read_bounded(&file.absolute, MAX_FILE_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return,
+            Err(error) => {
+                // Not a file any more (gone since the walk) is no news; anything else is.
+                if error.kind() != std::io::ErrorKind::NotFound {
+                    let sandbox = &inner.sandbox;
+                    self.unreached
+                        .note_path(sandbox, Some(&file.absolute), &error.to_string());
+                }
+                return;
+            }
+        };
+        self.files_read.fetch_add(1, Ordering::Relaxed);
+        let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+        profile.add(Phase::Read, t);
+        if expected == Some(hash) && seen.saturating_sub(file.mtime) <= UNSURE_WINDOW_NS {
+            // Same content, and still too recent to trust its mtime: check again next time.
             return;
         }
-        let s = |phase: Phase| self.nanos[phase as usize].load(Ordering::Relaxed) as f64 / 1e9;
-        eprintln!(
-            "index profile: wall {:.2}s; walk {:.2}s, read+hash {:.2}s, analyze {:.2}s, \
-             add {:.2}s, commit {:.2}s, merge {:.2}s (thread seconds)",
-            started.elapsed().as_secs_f64(),
-            s(Phase::Walk),
-            s(Phase::Read),
-            s(Phase::Analyze),
-            s(Phase::Add),
-            s(Phase::Commit),
-            s(Phase::Merge),
+        let stamp = FileStamp {
+            size: file.size,
+            mtime: file.mtime,
+            seen,
+            hash,
+            ..FileStamp::default()
+        };
+        let text = (!looks_binary(&bytes)).then(|| match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        });
+        let t = profile.mark();
+        let analyzed = analyze(
+            &inner.fields,
+            cache,
+            &file.relative,
+            text.as_deref(),
+            stamp,
+            self.definitions,
         );
+        profile.add(Phase::Analyze, t);
+        let (parse_wall, parse_cpu) = analyzed.parse_nanos;
+        profile.split(Phase::Analyze, Phase::Parse, parse_wall, parse_cpu);
+        // An open document's editor text wins over the disk.
+        if super::lock(&inner.editor_paths).contains(&file.relative) {
+            return;
+        }
+        let t = profile.mark();
+        inner.replace(analyzed);
+        profile.add(Phase::Add, t);
     }
 }
 

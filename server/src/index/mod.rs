@@ -11,8 +11,12 @@
 //! - `chunk`: a file → chunks around definitions, with their doc comments.
 //! - `schema`, `analyze`: the documents of a file; `symbol_table`: its definitions
 //!   (from `syntax/`) and the prefix lookup over them.
-//! - `store`: where the index lives, opening it, rebuilding a bad one.
-//! - `build`: reconciling with the disk, in batches, with progress.
+//! - `store`: where the index lives, opening it, rebuilding a bad one; `writer`:
+//!   adding, deleting and committing, and falling back to memory when the disk fails.
+//! - `registry`: one index per canonical root in a process, shared by its sessions;
+//!   `follower`, `progress_file`: a second process reads the index another writes.
+//! - `build`: reconciling with the disk, in batches, with progress; `coverage`: how
+//!   much of the workspace is searchable while it runs.
 //! - `query`: reading the question: identifiers, paths, traceback frames, code blocks,
 //!   what it is about; weighted terms.
 //! - `search`, `rank`: tantivy's BM25 for candidates, then definition, doc, path,
@@ -24,30 +28,45 @@
 
 mod analyze;
 mod build;
+mod build_hold;
+mod build_profile;
 mod chunk;
+mod coverage;
+mod definition_line;
+mod file_kind;
+mod follower;
+mod named;
+mod progress_file;
 mod query;
 mod rank;
+mod references;
+mod registry;
 mod schema;
 mod search;
+mod spread;
 mod store;
 mod symbol_table;
 mod tokenize;
 mod tokenizer;
+mod writer;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use tantivy::{IndexReader, IndexWriter, ReloadPolicy};
 
-use self::analyze::{analyze, path_terms, AnalyzedFile, FileStamp, EDITOR_SIZE};
+use self::analyze::{analyze, Definitions, FileStamp, EDITOR_SIZE};
 pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
+pub use self::coverage::Coverage;
+use self::coverage::CoverageState;
 pub use self::rank::Ranking;
 use self::schema::Fields;
 pub use self::store::{cache_dir_from_env, Location};
 pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
 use self::tokenizer::WordCache;
+use self::writer::{Overlay, Store};
 use crate::workspace::read::{looks_binary, read_index_text};
 use crate::workspace::sandbox::{is_refused_name, Sandbox};
 use crate::workspace::{NoDocuments, Workspace};
@@ -79,57 +98,66 @@ pub enum Change {
     Disk { path: String },
 }
 
-/// A searchable, persistent index of a workspace. Cheap to clone (shared); searching
-/// never waits for a build, which commits in batches.
+/// A searchable, persistent index of a workspace. Cheap to clone; every clone of one
+/// root's index in a process shares it (`shared`), each with its own view of the open
+/// documents (what a hit's text is read from). Searching never waits for a build,
+/// which commits in batches.
 #[derive(Clone)]
 pub struct RetrievalIndex {
     inner: Arc<Inner>,
+    view: Workspace,
 }
 
 struct Inner {
-    reader: IndexReader,
     fields: Fields,
-    /// Adds and deletes need only `&IndexWriter`; a commit takes it exclusively.
-    writer: RwLock<IndexWriter>,
+    /// The tantivy index, its reader and writer, and where it lives: swapped for one in
+    /// memory when the disk fails mid-build (`writer.rs`).
+    store: RwLock<Arc<Store>>,
+    /// A reading process's own changes over the index another process writes.
+    overlay: RwLock<Option<Arc<Overlay>>>,
     /// What the index holds, by path.
     files: Mutex<FxHashMap<String, FileStamp>>,
     /// Paths indexed with the editor's text: the disk does not override them.
     editor_paths: Mutex<FxHashSet<String>>,
-    workspace: Workspace,
-    location: Location,
+    sandbox: Sandbox,
     ready: Mutex<bool>,
     ready_changed: Condvar,
     /// One refresh at a time.
     refreshing: Mutex<()>,
+    /// Whether the background refresh has been claimed (`claim_refresh`).
+    refresh_claimed: AtomicBool,
+    coverage: CoverageState,
+    /// Why the index could not be written, once it could not (told to the user once).
+    fault: Mutex<Option<String>>,
+    /// Why tantivy's writer stopped taking documents, until a build notices.
+    writer_failure: Mutex<Option<String>>,
+    /// A test's hold stopped the build (`build.rs`, `COPILOT_LS_TEST_INDEX_HOLD`):
+    /// waiters go on as if it were ready, so a test asks during the build.
+    held: AtomicBool,
+    hold_set: bool,
 }
 
 impl RetrievalIndex {
-    /// Opens the workspace's index under `cache` (or in memory, see `store.rs`). Fast:
-    /// it reads only the index's own file records; `refresh` brings it up to date.
+    /// Opens the workspace's index under `cache` (or in memory, see `store.rs`), apart
+    /// from any other in the process. Fast: it reads only the index's own file records;
+    /// `refresh` brings it up to date.
     pub fn open(workspace: Workspace, cache: Option<&Path>) -> RetrievalIndex {
-        let opened = store::open(cache, workspace.root());
-        let reader = opened
-            .index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .unwrap_or_else(|_| opened.index.reader().expect("a reader"));
-        if let Location::Memory(reason) = &opened.location {
-            tracing::debug!("workspace index in memory: {reason}");
-        }
+        let sandbox = workspace.sandbox.clone();
         RetrievalIndex {
-            inner: Arc::new(Inner {
-                reader,
-                fields: opened.fields,
-                writer: RwLock::new(opened.writer),
-                files: Mutex::new(opened.files),
-                editor_paths: Mutex::new(FxHashSet::default()),
-                workspace,
-                location: opened.location,
-                ready: Mutex::new(false),
-                ready_changed: Condvar::new(),
-                refreshing: Mutex::new(()),
-            }),
+            inner: Arc::new(Inner::open(sandbox, cache, false)),
+            view: workspace,
+        }
+    }
+
+    /// The process's index of `workspace`'s root, opened on first use and shared by
+    /// every session on that root (`registry.rs`); hits are read through `workspace`.
+    pub fn shared(workspace: Workspace, cache: Option<&Path>) -> RetrievalIndex {
+        let inner = registry::shared(&workspace.sandbox, cache, |sandbox| {
+            Inner::open(sandbox.clone(), cache, true)
+        });
+        RetrievalIndex {
+            inner,
+            view: workspace,
         }
     }
 
@@ -141,20 +169,65 @@ impl RetrievalIndex {
         index
     }
 
-    /// Brings the index up to date with the disk (see `build.rs`), then marks it ready.
+    /// Brings the index up to date with the disk (see `build.rs`).
+    /// When a commit fails (a full disk, a cache dir gone read-only) the report says
+    /// why and nothing claims more than what was committed.
     pub fn refresh(&self, bounds: Bounds, progress: &dyn Fn(Progress)) -> RefreshReport {
         let _one = lock(&self.inner.refreshing);
         let report = build::refresh(&self.inner, bounds, progress);
+        if report.failed.is_none() {
+            self.inner.coverage.finish();
+            build::record_progress(&self.inner, &self.inner.store());
+        }
+        // Ready means a first refresh has ended (waiters go on); `coverage` says
+        // whether it completed.
         *lock(&self.inner.ready) = true;
         self.inner.ready_changed.notify_all();
         report
     }
 
+    /// Like `refresh`, but a write failure moves the index to memory and builds it
+    /// there, so the answers stay whole (`fault` says why, for the user). For servers
+    /// and the command line's asks; `copilot-ls index` reports the failure instead.
+    pub fn refresh_or_fall_back(
+        &self,
+        bounds: Bounds,
+        progress: &dyn Fn(Progress),
+    ) -> RefreshReport {
+        let report = self.refresh(bounds, progress);
+        let Some(reason) = report.failed.clone() else {
+            return report;
+        };
+        self.inner.fall_back_to_memory(reason);
+        let mut again = self.refresh(bounds, progress);
+        again.seconds += report.seconds;
+        again
+    }
+
+    /// Claims the one background refresh of this index: true for the first caller in
+    /// the process, who then runs it.
+    pub fn claim_refresh(&self) -> bool {
+        !self.inner.refresh_claimed.swap(true, Ordering::AcqRel)
+    }
+
     /// Waits until a first refresh has finished, at most `timeout`; whether it has.
     pub fn wait_ready(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
+        // `Duration::MAX` waits for as long as it takes; so does a test that holds the
+        // build (the ask then comes exactly at the hold, whatever the machine's speed).
+        let deadline = match self.inner.hold_set {
+            true => None,
+            false => Instant::now().checked_add(timeout),
+        };
         let mut ready = lock(&self.inner.ready);
-        while !*ready {
+        while !*ready && !self.inner.held.load(Ordering::Acquire) {
+            let Some(deadline) = deadline else {
+                ready = self
+                    .inner
+                    .ready_changed
+                    .wait(ready)
+                    .unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;
@@ -167,6 +240,17 @@ impl RetrievalIndex {
                 .unwrap_or_else(|e| e.into_inner().0);
         }
         true
+    }
+
+    /// How much of the workspace a search sees now.
+    pub fn coverage(&self) -> Coverage {
+        self.inner.coverage.snapshot()
+    }
+
+    /// Why the index could not be kept on disk, if it could not: set when it was opened
+    /// in memory for a reason the user can act on, or a write failed since.
+    pub fn fault(&self) -> Option<String> {
+        lock(&self.inner.fault).clone()
     }
 
     /// Takes in changes from the editor or the disk, then commits once. Paths the
@@ -199,11 +283,12 @@ impl RetrievalIndex {
                         &path,
                         Some(&text),
                         stamp,
+                        Definitions::Parse,
                     ));
                 }
                 Change::Disk { path } => {
                     lock(&inner.editor_paths).remove(&path);
-                    let file = inner.workspace.sandbox.resolve(&path).ok().and_then(|r| {
+                    let file = inner.sandbox.resolve(&path).ok().and_then(|r| {
                         let metadata = std::fs::metadata(&r.absolute).ok()?;
                         let text = read_index_text(&r.absolute, build::MAX_FILE_BYTES)?;
                         Some((metadata, text))
@@ -212,11 +297,7 @@ impl RetrievalIndex {
                         Some((metadata, text)) => {
                             let stamp = FileStamp {
                                 size: metadata.len(),
-                                mtime: metadata
-                                    .modified()
-                                    .ok()
-                                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                                    .map_or(0, |d| d.as_nanos() as u64),
+                                mtime: build::mtime_ns(&metadata),
                                 seen: build::now_ns(),
                                 hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
                                 ..FileStamp::default()
@@ -227,6 +308,7 @@ impl RetrievalIndex {
                                 &path,
                                 Some(&text),
                                 stamp,
+                                Definitions::Parse,
                             ));
                         }
                         None => inner.remove(&path),
@@ -234,7 +316,15 @@ impl RetrievalIndex {
                 }
             }
         }
-        inner.commit();
+        let committed = match inner.take_writer_failure() {
+            Some(reason) => Err(reason),
+            None => inner.commit(),
+        };
+        if let Err(reason) = committed {
+            // An edit that cannot be committed is kept in memory from now on (the
+            // disk's index keeps what it had).
+            inner.fall_back_to_memory(reason);
+        }
     }
 
     /// Indexes an open document's text (and commits).
@@ -249,7 +339,9 @@ impl RetrievalIndex {
     pub fn remove_file(&self, relative_path: &str) {
         lock(&self.inner.editor_paths).remove(relative_path);
         self.inner.remove(relative_path);
-        self.inner.commit();
+        if let Err(reason) = self.inner.commit() {
+            self.inner.fall_back_to_memory(reason);
+        }
     }
 
     /// Best chunks for a natural-language question, best first.
@@ -260,9 +352,16 @@ impl RetrievalIndex {
     /// `search` with a chosen ranking; `Ranking::PlainBm25` is the baseline the eval
     /// compares against. A hit whose file can no longer be read is left out.
     pub fn search_with(&self, query: &str, limit: usize, ranking: Ranking) -> Vec<RetrievalHit> {
-        let searcher = self.inner.reader.searcher();
+        let searcher = self.inner.store().reader.searcher();
+        let overlay = self.inner.overlay();
+        let layered = overlay
+            .as_ref()
+            .map(|o| (o.store.reader.searcher(), lock(&o.hidden).clone()));
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            search::search(&searcher, &self.inner.fields, query, limit, ranking)
+            let layer = layered
+                .as_ref()
+                .map(|(searcher, hidden)| search::Layer { searcher, hidden });
+            search::search(&searcher, layer, &self.inner.fields, query, limit, ranking)
         }));
         let found = match found {
             Ok(Ok(found)) => found,
@@ -294,9 +393,17 @@ impl RetrievalIndex {
     /// Definitions whose name starts with `prefix` (case-insensitive), in every file
     /// indexed so far, unordered; read from the index, not the files.
     pub fn find_symbols(&self, prefix: &str) -> Vec<IndexedSymbol> {
-        let searcher = self.inner.reader.searcher();
+        let searcher = self.inner.store().reader.searcher();
+        let overlay = self.inner.overlay();
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            symbol_table::lookup(&searcher, &self.inner.fields, prefix)
+            let mut found = symbol_table::lookup(&searcher, &self.inner.fields, prefix)?;
+            if let Some(overlay) = &overlay {
+                let hidden = lock(&overlay.hidden).clone();
+                found.retain(|symbol| !hidden.contains(&symbol.path));
+                let searcher = overlay.store.reader.searcher();
+                found.extend(symbol_table::lookup(&searcher, &self.inner.fields, prefix)?);
+            }
+            Ok::<_, tantivy::TantivyError>(found)
         }));
         match found {
             Ok(Ok(found)) => found,
@@ -311,9 +418,30 @@ impl RetrievalIndex {
         }
     }
 
+    /// Files that may use the identifier `name` (`references.rs`), workspace-relative and
+    /// unordered; `None` when the index cannot tell (a stop word, one letter, a failed
+    /// lookup), so the caller must read the files.
+    pub fn files_with_identifier(&self, name: &str) -> Option<Vec<String>> {
+        let searcher = self.inner.store().reader.searcher();
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            references::files_with_identifier(&searcher, &self.inner.fields, name)
+        }));
+        match found {
+            Ok(Ok(found)) => found,
+            Ok(Err(error)) => {
+                tracing::warn!("identifier lookup failed: {error}");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("identifier lookup panicked; the index is likely corrupt");
+                None
+            }
+        }
+    }
+
     /// Lines `start..=end` (1-based) of a file as the editor or the disk has it now.
     fn excerpt(&self, path: &str, start: usize, end: usize) -> Option<String> {
-        let workspace = &self.inner.workspace;
+        let workspace = &self.view;
         let resolved = workspace.sandbox.resolve_allow_missing(path).ok()?;
         let text = match workspace.open_document(&resolved.absolute) {
             Some(doc) => doc.rope.to_string(),
@@ -348,13 +476,13 @@ impl RetrievalIndex {
     }
 
     /// Where the index lives.
-    pub fn location(&self) -> &Location {
-        &self.inner.location
+    pub fn location(&self) -> Location {
+        self.inner.store().location.clone()
     }
 
     /// The index's size on disk (0 for an index in memory).
     pub fn bytes_on_disk(&self) -> u64 {
-        match &self.inner.location {
+        match &self.inner.store().location {
             Location::Disk(dir) => store::bytes_on_disk(dir),
             Location::Memory(_) => 0,
         }
@@ -363,6 +491,7 @@ impl RetrievalIndex {
     /// Bytes the index's files take (in memory or on disk), for reports.
     pub fn approximate_bytes(&self) -> usize {
         self.inner
+            .store()
             .reader
             .searcher()
             .space_usage()
@@ -371,68 +500,49 @@ impl RetrievalIndex {
 }
 
 impl Inner {
-    /// Replaces a file's documents and stamp.
-    fn replace(&self, file: AnalyzedFile) {
-        let writer = read(&self.writer);
-        // A path the index has never held has nothing to delete. Skipping the delete
-        // matters for a cold build: tantivy looks every delete term up in every
-        // segment, at each flush and each commit.
-        let held = lock(&self.files).contains_key(&file.path);
-        if held {
-            for term in path_terms(&self.fields, &file.path) {
-                writer.delete_term(term);
-            }
-        }
-        for document in file.documents {
-            if let Err(error) = writer.add_document(document) {
-                tracing::warn!("cannot index {}: {error}", file.path);
-                return;
-            }
-        }
-        lock(&self.files).insert(file.path, file.stamp);
-    }
-
-    fn remove(&self, path: &str) {
-        let writer = read(&self.writer);
-        for term in path_terms(&self.fields, path) {
-            writer.delete_term(term);
-        }
-        lock(&self.files).remove(path);
-    }
-
-    /// Merges every segment into one and makes that searchable. Adds and commits from
-    /// the editor go on meanwhile (tantivy applies their deletes to the merged segment).
-    fn merge_all(&self) {
-        let merging = {
-            let mut writer = write(&self.writer);
-            match writer.index().searchable_segment_ids() {
-                Ok(ids) if ids.len() > 1 => writer.merge(&ids),
-                Ok(_) => return,
-                Err(error) => {
-                    tracing::warn!("cannot list the index segments: {error}");
-                    return;
-                }
-            }
+    /// `shared`: a session's index, whose being in memory (no cache dir, a disk that
+    /// refuses it) is a fault to tell the user; another process holding the index on
+    /// disk is not.
+    fn open(sandbox: Sandbox, cache: Option<&Path>, shared: bool) -> Inner {
+        let opened = store::open(cache, sandbox.root());
+        let fault = match &opened.location {
+            Location::Memory(reason) if shared => Some(reason.clone()),
+            _ => None,
         };
-        if let Err(error) = merging.wait() {
-            tracing::warn!("index merge failed: {error}");
-            return;
+        if let Location::Memory(reason) = &opened.location {
+            tracing::debug!("workspace index in memory: {reason}");
         }
-        if let Err(error) = self.reader.reload() {
-            tracing::warn!("index reload failed: {error}");
+        let coverage = CoverageState::default();
+        let known = opened.files.values().filter(|s| s.text).count();
+        coverage.walked(known);
+        coverage.set_indexed(known);
+        Inner {
+            fields: opened.fields,
+            store: RwLock::new(Arc::new(Store::new(
+                opened.index,
+                opened.writer,
+                opened.location,
+            ))),
+            overlay: RwLock::new(None),
+            files: Mutex::new(opened.files),
+            editor_paths: Mutex::new(FxHashSet::default()),
+            sandbox,
+            ready: Mutex::new(false),
+            ready_changed: Condvar::new(),
+            refreshing: Mutex::new(()),
+            refresh_claimed: AtomicBool::new(false),
+            coverage,
+            fault: Mutex::new(fault),
+            writer_failure: Mutex::new(None),
+            held: AtomicBool::new(false),
+            hold_set: std::env::var_os("COPILOT_LS_TEST_INDEX_HOLD").is_some(),
         }
     }
 
-    /// Commits what was added and deleted, and makes it searchable.
-    fn commit(&self) {
-        let committed = write(&self.writer).commit();
-        if let Err(error) = committed {
-            tracing::warn!("index commit failed: {error}");
-            return;
-        }
-        if let Err(error) = self.reader.reload() {
-            tracing::warn!("index reload failed: {error}");
-        }
+    fn mark_held(&self) {
+        let _ready = lock(&self.ready);
+        self.held.store(true, Ordering::Release);
+        self.ready_changed.notify_all();
     }
 }
 
@@ -449,186 +559,4 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    /// An index of files written to a fresh directory (kept alive with the index).
-    pub(crate) struct TestIndex {
-        _dir: tempfile::TempDir,
-        index: RetrievalIndex,
-    }
-
-    impl std::ops::Deref for TestIndex {
-        type Target = RetrievalIndex;
-        fn deref(&self) -> &RetrievalIndex {
-            &self.index
-        }
-    }
-
-    pub(crate) fn index_of(files: &[(&str, &str)]) -> TestIndex {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, content) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
-        let index = RetrievalIndex::build(&Sandbox::new(dir.path()).unwrap());
-        TestIndex { _dir: dir, index }
-    }
-
-    fn workspace(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, content) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
-        dir
-    }
-
-    fn paths(hits: &[RetrievalHit]) -> Vec<&str> {
-        hits.iter().map(|h| h.path.as_str()).collect()
-    }
-
-    #[test]
-    fn build_indexes_text_files_and_respects_the_sandbox() {
-        let dir = workspace(&[
-            ("src/lib.rs", b"/// Retries a request with backoff.\npub fn retry_with_backoff() {\n    sleep();\n}\n"),
-            (".gitignore", b"target/\n"),
-            ("target/debug/out.rs", b"pub fn retry_with_backoff() {}\n"),
-            (".env", b"BACKOFF_SECRET=retry\n"),
-            ("image.bin", b"retry\0backoff"),
-            (".git/config", b"retry backoff\n"),
-        ]);
-        let sandbox = Sandbox::new(dir.path()).unwrap();
-        let index = RetrievalIndex::build(&sandbox);
-        // `src/lib.rs` and `.gitignore`; not ignored, secret, binary or .git files.
-        assert_eq!(index.file_count(), 2);
-        let hits = index.search("how are requests retried with backoff", 5);
-        assert_eq!(paths(&hits), ["src/lib.rs"]);
-        let hit = &hits[0];
-        assert_eq!((hit.start_line, hit.end_line), (1, 4));
-        assert_eq!(hit.symbol.as_deref(), Some("retry_with_backoff"));
-        assert!(hit.text.starts_with("/// Retries") && hit.text.ends_with('}'));
-    }
-
-    /// The editor's open documents, settable by the test.
-    #[derive(Default)]
-    struct Editor(Mutex<Vec<crate::workspace::OpenDocument>>);
-
-    impl crate::workspace::OpenDocuments for Editor {
-        fn open_documents(&self) -> Vec<crate::workspace::OpenDocument> {
-            lock(&self.0).clone()
-        }
-    }
-
-    impl Editor {
-        fn open(&self, root: &Path, path: &str, text: &str) {
-            lock(&self.0).push(crate::workspace::OpenDocument {
-                path: root.join(path),
-                language_id: "rust".into(),
-                version: 1,
-                rope: ropey::Rope::from_str(text),
-            });
-        }
-    }
-
-    #[test]
-    fn updates_follow_the_editor() {
-        let dir = workspace(&[("src/a.rs", b"pub fn parse_config() {}\n")]);
-        let sandbox = Sandbox::new(dir.path()).unwrap();
-        let root = sandbox.root().to_path_buf();
-        let editor = Arc::new(Editor::default());
-        let index = RetrievalIndex::open(Workspace::new(sandbox, editor.clone()), None);
-        index.refresh(BOUNDS, &|_| {});
-        assert_eq!(paths(&index.search("parse config", 5)), ["src/a.rs"]);
-
-        // Unsaved edits replace the file's chunks; new files are added. Hits show the
-        // editor's text.
-        editor.open(&root, "src/a.rs", "pub fn render_page() {}\n");
-        editor.open(&root, "src/new.rs", "pub fn parse_config_file() {}\n");
-        index.update_file("src/a.rs", "pub fn render_page() {}\n");
-        index.update_file("src/new.rs", "pub fn parse_config_file() {}\n");
-        assert_eq!(paths(&index.search("parse config", 5)), ["src/new.rs"]);
-        let hits = index.search("render page", 5);
-        assert_eq!(paths(&hits), ["src/a.rs"]);
-        assert_eq!(hits[0].text, "pub fn render_page() {}");
-        assert_eq!(index.file_count(), 2);
-
-        index.remove_file("src/new.rs");
-        assert!(index.search("parse config", 5).is_empty());
-        // Refused or binary texts are never indexed.
-        index.update_file(".env", "parse config\n");
-        index.update_file("src/blob.rs", "parse\0config");
-        assert!(index.search("parse config", 5).is_empty());
-        assert_eq!(index.file_count(), 1);
-
-        // A refresh does not put the disk's text over the editor's.
-        index.refresh(BOUNDS, &|_| {});
-        assert_eq!(paths(&index.search("render page", 5)), ["src/a.rs"]);
-        // Back to the disk's text once the editor lets go.
-        index.apply(vec![Change::Disk {
-            path: "src/a.rs".into(),
-        }]);
-        assert!(index.search("render page", 5).is_empty());
-    }
-
-    #[test]
-    fn empty_queries_and_workspaces_find_nothing() {
-        let dir = workspace(&[]);
-        let sandbox = Sandbox::new(dir.path()).unwrap();
-        let index = RetrievalIndex::build(&sandbox);
-        assert!(index.search("anything", 5).is_empty());
-        index.update_file("a.rs", "fn a() {}\n");
-        assert!(index.search("", 5).is_empty());
-        assert!(index.search("the of and", 5).is_empty());
-        assert!(index.search("fn", 0).is_empty());
-    }
-
-    /// A bulk build (more files than `build::BULK_FILES`) ends merged into one segment;
-    /// nothing may be lost or doubled on the way, and later changes apply to it.
-    #[test]
-    fn a_bulk_build_is_merged_whole_and_stays_updatable() {
-        let files: Vec<(String, String)> = (0..1_200)
-            .map(|i| {
-                let name = format!("src/m{i}/mod{i}.rs");
-                let text = format!("/// Module {i}.\npub fn handler_{i}_quux() {{}}\n");
-                (name, text)
-            })
-            .collect();
-        let borrowed: Vec<(&str, &[u8])> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_bytes()))
-            .collect();
-        let dir = workspace(&borrowed);
-        let index = RetrievalIndex::build(&Sandbox::new(dir.path()).unwrap());
-        assert_eq!(index.file_count(), 1_200);
-        let segments = index.inner.reader.searcher().segment_readers().len();
-        assert_eq!(segments, 1, "a bulk build ends in one segment");
-        for i in [0, 599, 1_199] {
-            let hits = index.search(&format!("handler {i} quux"), 3);
-            let path = format!("src/m{i}/mod{i}.rs");
-            assert_eq!(paths(&hits[..1]), [path.as_str()], "{i}");
-        }
-        // Every chunk of every file once: each file's own name finds one chunk of it.
-        let hits = index.search("handler 7 quux", 50);
-        let sevens = hits.iter().filter(|h| h.path == "src/m7/mod7.rs").count();
-        assert_eq!(sevens, 1);
-        index.update_file("src/m7/mod7.rs", "pub fn renamed_entirely() {}\n");
-        assert!(index
-            .search("handler 7 quux", 50)
-            .iter()
-            .all(|h| h.path != "src/m7/mod7.rs"));
-        assert_eq!(
-            paths(&index.search("renamed entirely", 3)),
-            ["src/m7/mod7.rs"]
-        );
-        assert_eq!(index.file_count(), 1_200);
-    }
-
-    #[test]
-    fn index_is_send_and_sync() {
-        fn check<T: Send + Sync>() {}
-        check::<RetrievalIndex>();
-    }
-}
+pub(crate) mod tests;

@@ -15,20 +15,24 @@
 //! - a file the question names (a traceback frame, `src/a.rs:40`, a source URL) is
 //!   lifted, by how much of its path matches and how many files match as well;
 //! - tests, benches, examples, changelogs, docs, vendored and generated files are
-//!   demoted unless the question is about them (`query.rs` decides that from explicit
+//!   demoted unless the question is about them (`query/about.rs` decides that from explicit
 //!   signals, so "my test fails" in a bug report does not lift tests);
 //! - results are spread over files, since five chunks of one file hide the
 //!   second-best file.
+//!
+//! What the question names is matched in `named.rs`, and results are spread over
+//! files in `spread.rs`.
 //!
 //! Tantivy's BM25 (with field boosts) picks the candidates; the candidates' per-field
 //! term frequencies and their files' terms are read back from its postings
 //! (`search.rs`) and scored here exactly as the in-memory index used to score every
 //! chunk.
 
-use std::collections::HashMap;
-
-use super::chunk::Definition;
-use super::query::{name_key, ParsedQuestion, PathRef, Source};
+use super::definition_line::Definition;
+use super::file_kind::FileKind;
+use super::named::{common_suffix, name_match, named_keys, named_strength, PathMatches};
+use super::query::{name_key, ParsedQuestion};
+use super::spread::{diversify, first_places};
 use super::tokenize::{for_each_term, QueryTerm};
 
 /// Which scoring to use. `PlainBm25` exists to measure the tuned ranker against.
@@ -36,136 +40,6 @@ use super::tokenize::{for_each_term, QueryTerm};
 pub enum Ranking {
     Tuned,
     PlainBm25,
-}
-
-/// What a file is, judged by its path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    Source,
-    Test,
-    Bench,
-    Example,
-    Changelog,
-    /// README, guides, manual pages: prose about the code, often relevant, rarely the
-    /// code that answers; demoted like examples, which also show how it is used.
-    Docs,
-    /// Manifests, lock files, licenses, editor and CI configuration.
-    Meta,
-    /// Someone else's code copied in (`vendor/`, `third_party/`, `node_modules/`).
-    Vendored,
-    /// Made by a tool (`*.min.js`, `*_pb2.py`, `*.pb.go`, `dist/`, or a file whose head
-    /// says so): its source is elsewhere, and that is what answers.
-    Generated,
-}
-
-impl FileKind {
-    pub fn of_path(path: &str) -> FileKind {
-        let lower = path.to_ascii_lowercase();
-        let name = lower.rsplit('/').next().unwrap_or(&lower);
-        let stem = name.split('.').next().unwrap_or(name);
-        let dirs: Vec<&str> = lower.split('/').collect();
-        let dirs = &dirs[..dirs.len() - 1];
-        let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
-
-        if in_dir(&[
-            "vendor",
-            "vendored",
-            "third_party",
-            "thirdparty",
-            "third-party",
-            "3rdparty",
-            "node_modules",
-            "bower_components",
-            "site-packages",
-        ]) {
-            return FileKind::Vendored;
-        }
-        // Minified files, protobuf and other generated code, and bundles built from
-        // the sources (UMD/ESM builds of a JavaScript library).
-        if name.contains(".min.")
-            || name.contains(".umd.")
-            || name.contains(".esm.")
-            || name.contains(".bundle.")
-            || name.contains(".pb.")
-            || name.contains(".generated.")
-            || name.ends_with(".g.dart")
-            || stem.ends_with("_pb2")
-            || stem.ends_with("_pb2_grpc")
-            || stem.ends_with("_generated")
-            || name.ends_with(".map")
-            || in_dir(&["dist", "__generated__"])
-        {
-            return FileKind::Generated;
-        }
-        // CI, issue templates, editor and tool settings (`.github/`, `.editorconfig`,
-        // `.eslintrc.js`): configuration whatever their extension.
-        if lower
-            .split('/')
-            .any(|part| part.starts_with('.') && part != "." && part != "..")
-        {
-            return FileKind::Meta;
-        }
-        if matches!(
-            stem,
-            "changelog" | "changes" | "history" | "news" | "releases" | "release-notes"
-        ) {
-            return FileKind::Changelog;
-        }
-        if name.ends_with(".lock")
-            || matches!(
-                name,
-                "package-lock.json"
-                    | "go.sum"
-                    | "cargo.toml.orig"
-                    | ".cargo_vcs_info.json"
-                    | ".cargo-ok"
-            )
-            || stem.starts_with("license")
-            || stem.starts_with("copying")
-        {
-            return FileKind::Meta;
-        }
-        let test_name = stem.starts_with("test_")
-            || stem.ends_with("_test")
-            || stem.ends_with("_tests")
-            || name.contains(".test.")
-            || name.contains(".spec.")
-            || stem == "tests"
-            || stem == "test";
-        if test_name || in_dir(&["test", "tests", "__tests__", "testdata", "spec", "fixtures"]) {
-            return FileKind::Test;
-        }
-        if in_dir(&["bench", "benches", "benchmarks"]) {
-            return FileKind::Bench;
-        }
-        if in_dir(&["example", "examples"]) {
-            return FileKind::Example;
-        }
-        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-        // Prose, and manual pages (`man/tool.1`, `tool.1.txt`).
-        let section = |part: &str| part.len() == 1 && part.as_bytes()[0].is_ascii_digit();
-        let parts: Vec<&str> = name.split('.').skip(1).collect();
-        let man_page = match parts.as_slice() {
-            [.., last] if section(last) => true,
-            [.., section_part, last] => {
-                section(section_part) && matches!(*last, "txt" | "html" | "md" | "in" | "prebuilt")
-            }
-            _ => false,
-        };
-        if matches!(ext, "md" | "markdown" | "mdx" | "rst" | "txt" | "adoc")
-            || man_page
-            || in_dir(&["doc", "docs", "man"])
-        {
-            return FileKind::Docs;
-        }
-        if matches!(
-            ext,
-            "toml" | "yml" | "yaml" | "json" | "lock" | "cfg" | "ini"
-        ) {
-            return FileKind::Meta;
-        }
-        FileKind::Source
-    }
 }
 
 struct Params {
@@ -331,7 +205,7 @@ pub struct Candidate {
 #[derive(Debug, Clone)]
 pub struct TermStats {
     pub term: QueryTerm,
-    /// How much the question leans on it (`query.rs`): 1 for a prose word, more for an
+    /// How much the question leans on it (`query/terms.rs`): 1 for a prose word, more for an
     /// identifier it names, less for a plain word inside its code.
     pub weight: f32,
     /// Chunks holding it.
@@ -516,310 +390,9 @@ pub fn rank(
     }
 }
 
-/// For a bug report: each file keeps its rank, but the chunk it is cited at first is
-/// the file's candidate with the best place score, a member rather than the head of a
-/// type when the file has one that matches.
-///
-/// The ranking score is right for choosing files and wrong for this. Its length
-/// normalisation favours the shortest chunk that mentions a name, and its name lifts
-/// favour the definitions a report names, which are mostly the API the reporter called
-/// or the frames the error passed through, rather than the code that is wrong. So the
-/// place score weighs the report's words over the whole chunk (a milder length
-/// normalisation) and leaves the names out, except a line the report points at. A
-/// class's head (its doc comment and fields) matches a report about that class,
-/// but the fix is usually in one of its members.
-fn first_places(candidates: &[Candidate], picked: Vec<Scored>, place: &[f32]) -> Vec<Scored> {
-    let mut best: HashMap<&str, usize> = HashMap::new();
-    for (i, candidate) in candidates.iter().enumerate() {
-        if place[i] <= 0.0 {
-            continue;
-        }
-        let key = |i: usize| (!candidates[i].head, place[i]);
-        let entry = best.entry(candidate.path.as_str()).or_insert(i);
-        if key(i) > key(*entry) {
-            *entry = i;
-        }
-    }
-    let mut out: Vec<Scored> = Vec::with_capacity(picked.len());
-    for scored in &picked {
-        let file = candidates[scored.candidate].path.as_str();
-        let first = !out.iter().any(|o| candidates[o.candidate].path == file);
-        let candidate = match best.get(file) {
-            Some(&chosen) if first => chosen,
-            _ => scored.candidate,
-        };
-        if !out.iter().any(|o| o.candidate == candidate) {
-            out.push(Scored {
-                candidate,
-                score: scored.score,
-            });
-        }
-    }
-    out
-}
-
 /// BM25's inverse document frequency of a term in `df` of `n` documents.
 pub fn idf(n: f32, df: f32) -> f32 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-}
-
-/// The identifiers the question names as code (not plain prose words), by their
-/// [`name_key`], each with a strength in 0..=1: its source's weight relative to the
-/// strongest, times its rarity (its whole-name term's IDF over the largest possible).
-/// `convert` in backticks names less than `write_usage` does, since many things
-/// define a `convert`.
-fn named_keys(corpus: &Corpus) -> Vec<(String, f32)> {
-    let n = corpus.chunks as f32;
-    let max_idf = idf(n, 1.0).max(f32::EPSILON);
-    let mut out: Vec<(String, f32)> = Vec::new();
-    for identifier in &corpus.parsed.identifiers {
-        if identifier.source < Source::Code {
-            continue;
-        }
-        let Some(key) = name_key(&identifier.name) else {
-            continue;
-        };
-        let Some(stats) = corpus.all_terms.iter().find(|t| t.term.text == key) else {
-            continue;
-        };
-        if stats.chunk_df == 0 {
-            continue;
-        }
-        let source = match identifier.source {
-            Source::Named | Source::Frame => 1.0,
-            _ => 0.5,
-        };
-        let strength = source * idf(n, stats.chunk_df as f32) / max_idf;
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, s)) => *s = s.max(strength),
-            None => out.push((key, strength)),
-        }
-    }
-    out
-}
-
-/// The strongest named identifier one of the chunk's definitions is named as.
-fn named_strength(definitions: &[Definition], named: &[(String, f32)]) -> f32 {
-    if named.is_empty() {
-        return 0.0;
-    }
-    definitions
-        .iter()
-        .filter_map(|d| name_key(&d.name))
-        .filter_map(|key| named.iter().find(|(k, _)| *k == key).map(|(_, s)| *s))
-        .fold(0.0, f32::max)
-}
-
-/// How well each candidate's file matches the paths the question names.
-#[derive(Default)]
-struct PathMatches<'a> {
-    refs: Vec<(&'a PathRef, Vec<String>)>,
-    /// Per ref: how many distinct candidate files match it with each number of
-    /// trailing components (index = components).
-    ambiguity: Vec<Vec<usize>>,
-}
-
-impl<'a> PathMatches<'a> {
-    fn new(refs: &'a [PathRef], candidates: &[Candidate]) -> PathMatches<'a> {
-        let refs: Vec<(&PathRef, Vec<String>)> = refs
-            .iter()
-            .map(|r| {
-                (
-                    r,
-                    r.path
-                        .to_lowercase()
-                        .split('/')
-                        .map(str::to_string)
-                        .collect(),
-                )
-            })
-            .collect();
-        let mut files: Vec<&str> = candidates.iter().map(|c| c.path.as_str()).collect();
-        files.sort_unstable();
-        files.dedup();
-        let ambiguity = refs
-            .iter()
-            .map(|(_, parts)| {
-                let mut counts = vec![0usize; parts.len() + 1];
-                for file in &files {
-                    counts[common_suffix(parts, file)] += 1;
-                }
-                counts
-            })
-            .collect();
-        PathMatches { refs, ambiguity }
-    }
-
-    /// 0..=1: 1 when the candidate's file is the only one matching a named path in all
-    /// its components (or in two, for a path that is longer than the workspace's, such
-    /// as a traceback's `site-packages/pkg/mod.py`); less when only the file name
-    /// matches or several files match as well. A named line inside the chunk adds a
-    /// little (the line may have moved since).
-    fn strength(&self, candidate: &Candidate) -> f32 {
-        let mut best: f32 = 0.0;
-        for ((path_ref, parts), counts) in self.refs.iter().zip(&self.ambiguity) {
-            let matched = common_suffix(parts, &candidate.path);
-            if matched == 0 {
-                continue;
-            }
-            let depth = if matched >= parts.len().min(2) {
-                1.0
-            } else {
-                0.5
-            };
-            let mut strength = depth / counts[matched].max(1) as f32;
-            if let Some(line) = path_ref.line {
-                let line = line.saturating_sub(1);
-                if candidate.start_line <= line && line < candidate.end_line {
-                    strength *= 1.2;
-                }
-            }
-            best = best.max(strength.min(1.0));
-        }
-        best
-    }
-}
-
-/// How many trailing path components (lowercased) `parts` and `path` share.
-fn common_suffix(parts: &[String], path: &str) -> usize {
-    let lower = path.to_lowercase();
-    parts
-        .iter()
-        .rev()
-        .zip(lower.rsplit('/'))
-        .take_while(|(a, b)| a.as_str() == *b)
-        .count()
-}
-
-/// 1.0 when one of the chunk's definitions is named only with the question's words
-/// (every part of `TokenBucket` or `refill` asked about), else 0.0. Definitions are what
-/// a question about behaviour is usually answered by; a mere mention is not.
-fn name_match(definitions: &[Definition], words: &[&str]) -> f32 {
-    let full = definitions.iter().any(|definition| {
-        let mut parts = 0;
-        let mut matched = 0;
-        for_each_term(&definition.name, |term| {
-            parts += 1;
-            if words.contains(&term) {
-                matched += 1;
-            }
-        });
-        parts > 0 && matched == parts
-    });
-    if full {
-        1.0
-    } else {
-        0.0
-    }
-}
-
-/// Picks `limit` chunks greedily, multiplying a chunk's score by `decay` for each chunk
-/// of its file already picked. Lazy greedy: scores only ever fall, so a popped entry
-/// whose file has not gained a pick since it was scored is the true best; otherwise it
-/// is rescored and pushed back. Exact, and each chunk is rescored at most `limit` times.
-fn diversify(
-    candidates: &[Candidate],
-    scored: Vec<Scored>,
-    limit: usize,
-    decay: f32,
-) -> Vec<Scored> {
-    if decay >= 1.0 {
-        let mut scored = scored;
-        scored.truncate(limit);
-        return scored;
-    }
-    #[derive(PartialEq)]
-    struct Entry {
-        score: f32,
-        /// Position in `scored`, which breaks ties.
-        order: usize,
-        candidate: usize,
-        /// Picks of the chunk's file when `score` was computed.
-        seen: i32,
-    }
-    impl Eq for Entry {}
-    impl PartialOrd for Entry {
-        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-    impl Ord for Entry {
-        // Best score first; ties go to the earlier in `scored`.
-        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-            self.score
-                .total_cmp(&other.score)
-                .then(other.order.cmp(&self.order))
-        }
-    }
-    let mut heap: std::collections::BinaryHeap<Entry> = scored
-        .into_iter()
-        .enumerate()
-        .map(|(order, s)| Entry {
-            score: s.score,
-            order,
-            candidate: s.candidate,
-            seen: 0,
-        })
-        .collect();
-    let mut picked_per_file: HashMap<&str, i32> = HashMap::new();
-    let mut out = Vec::with_capacity(limit.min(heap.len()));
-    while out.len() < limit {
-        let Some(entry) = heap.pop() else {
-            break;
-        };
-        let file = candidates[entry.candidate].path.as_str();
-        let seen = picked_per_file.get(file).copied().unwrap_or(0);
-        if entry.seen == seen {
-            *picked_per_file.entry(file).or_default() += 1;
-            out.push(Scored {
-                candidate: entry.candidate,
-                score: entry.score,
-            });
-        } else {
-            heap.push(Entry {
-                score: entry.score * decay.powi(seen - entry.seen),
-                seen,
-                ..entry
-            });
-        }
-    }
-    out
-}
-
-/// The definition in a chunk the question names (its strongest named identifier), else
-/// the one sharing most terms with the question, else the chunk's own symbol.
-pub fn best_symbol(candidate: &Candidate, wanted: &[String], corpus: &Corpus) -> Option<String> {
-    // A definition the question names as an identifier wins outright: in a long report
-    // most definitions share some word with it.
-    let named = named_keys(corpus);
-    if let Some((definition, _)) = candidate
-        .definitions
-        .iter()
-        .filter_map(|d| {
-            let key = name_key(&d.name)?;
-            let strength = named.iter().find(|(k, _)| *k == key)?.1;
-            Some((d, strength))
-        })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-    {
-        return Some(definition.symbol.clone());
-    }
-    let mut best: Option<(usize, &str)> = None;
-    for definition in &candidate.definitions {
-        let mut overlap = 0;
-        for_each_term(&definition.name, |term| {
-            if wanted.iter().any(|w| w == term) {
-                overlap += 1;
-            }
-        });
-        if overlap > 0 && best.is_none_or(|(o, _)| overlap > o) {
-            best = Some((overlap, &definition.symbol));
-        }
-    }
-    match best {
-        Some((_, symbol)) => Some(symbol.to_string()),
-        None => candidate.symbol.clone(),
-    }
 }
 
 #[cfg(test)]
@@ -834,80 +407,6 @@ mod tests {
             .into_iter()
             .map(|hit| hit.path)
             .collect()
-    }
-
-    #[test]
-    fn classifies_paths() {
-        assert_eq!(
-            FileKind::of_path("src/sync/mpsc/bounded.rs"),
-            FileKind::Source
-        );
-        assert_eq!(FileKind::of_path("tests/crlf.rs"), FileKind::Test);
-        assert_eq!(FileKind::of_path("pkg/reader_test.go"), FileKind::Test);
-        assert_eq!(FileKind::of_path("web/app.spec.ts"), FileKind::Test);
-        assert_eq!(FileKind::of_path("benches/insert.rs"), FileKind::Bench);
-        assert_eq!(FileKind::of_path("examples/walk.rs"), FileKind::Example);
-        assert_eq!(FileKind::of_path("CHANGELOG.md"), FileKind::Changelog);
-        assert_eq!(FileKind::of_path("README.md"), FileKind::Docs);
-        assert_eq!(FileKind::of_path("Cargo.lock"), FileKind::Meta);
-        assert_eq!(FileKind::of_path("LICENSE-MIT"), FileKind::Meta);
-        // A word inside a file name is not a directory.
-        assert_eq!(FileKind::of_path("src/testing.rs"), FileKind::Source);
-        // Tool settings, whatever their extension.
-        for meta in [
-            ".editorconfig",
-            ".all-contributorsrc",
-            ".eslintrc.js",
-            ".github/labeler.yml",
-            "web/.storybook/main.ts",
-        ] {
-            assert_eq!(FileKind::of_path(meta), FileKind::Meta, "{meta}");
-        }
-        // Manual pages.
-        for docs in [
-            "man/marked.1",
-            "man/marked.1.txt",
-            "jq.1.prebuilt",
-            "doc/git.1.in",
-        ] {
-            assert_eq!(FileKind::of_path(docs), FileKind::Docs, "{docs}");
-        }
-        assert_eq!(FileKind::of_path("src/v1.rs"), FileKind::Source);
-        assert_eq!(FileKind::of_path("src/parser.c"), FileKind::Source);
-        for vendored in [
-            "vendor/github.com/pkg/errors/errors.go",
-            "third_party/zlib/inflate.c",
-            "web/node_modules/left-pad/index.js",
-            "include/spdlog/fmt/bundled/../../vendor/x.h",
-        ] {
-            assert_eq!(
-                FileKind::of_path(vendored),
-                FileKind::Vendored,
-                "{vendored}"
-            );
-        }
-        for generated in [
-            "static/app.min.js",
-            "api/service_pb2.py",
-            "api/service_pb2_grpc.py",
-            "api/service.pb.go",
-            "lib/marked.umd.js",
-            "lib/marked.esm.js",
-            "dist/index.js",
-            "lib/models.g.dart",
-        ] {
-            assert_eq!(
-                FileKind::of_path(generated),
-                FileKind::Generated,
-                "{generated}"
-            );
-        }
-        assert_eq!(FileKind::of_path("src/protobuf.go"), FileKind::Source);
-        assert_eq!(
-            FileKind::of_path(".github/ISSUE_TEMPLATE/bug_report.md"),
-            FileKind::Meta
-        );
-        assert_eq!(FileKind::of_path("src/minimal.js"), FileKind::Source);
     }
 
     const SOURCE: &str = "\

@@ -21,7 +21,7 @@ use tantivy::schema::{
 
 /// Bump when the schema, the tokenizer or the chunking changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 
 pub const KIND_CHUNK: &str = "chunk";
 pub const KIND_FILE: &str = "file";
@@ -57,6 +57,8 @@ pub struct Fields {
     pub chunks: Field,
     pub text: Field,
     pub symbols: Field,
+    /// 1 while the file's definitions are not parsed yet (`FileStamp::lexical_only`).
+    pub lexical_only: Field,
     // Symbol documents.
     pub symbol_key: Field,
     pub symbol_records: Field,
@@ -111,7 +113,8 @@ pub fn build() -> (Schema, Fields) {
         hash: schema.add_u64_field("hash", number.clone()),
         chunks: schema.add_u64_field("chunks", number.clone()),
         text: schema.add_u64_field("text", number.clone()),
-        symbols: schema.add_u64_field("symbols", number),
+        symbols: schema.add_u64_field("symbols", number.clone()),
+        lexical_only: schema.add_u64_field("lexical_only", number),
         symbol_key: schema.add_text_field("symbol_key", present_only()),
         symbol_records: schema.add_text_field("symbol_records", STORED),
     };

@@ -2,6 +2,7 @@
 //! candidates, whose per-field term frequencies and file terms are then read back from
 //! the postings so `rank.rs` can score them with every signal.
 
+use rustc_hash::FxHashSet;
 use tantivy::postings::Postings;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Value};
@@ -36,8 +37,16 @@ pub struct Found {
     pub symbol: Option<String>,
 }
 
+/// A second index searched with the first, and the paths of the first whose documents
+/// it replaces (a reading process's own changes over another's index).
+pub struct Layer<'a> {
+    pub searcher: &'a Searcher,
+    pub hidden: &'a FxHashSet<String>,
+}
+
 pub fn search(
     searcher: &Searcher,
+    layer: Option<Layer<'_>>,
     fields: &Fields,
     query: &str,
     limit: usize,
@@ -54,7 +63,13 @@ pub fn search(
             ..ParsedQuestion::default()
         },
     };
-    let corpus = corpus(searcher, fields, parsed)?;
+    // The statistics are the two indexes' together (the overlay's documents replace a
+    // few of the other's, whose counts stay: a small error on a small overlay).
+    let mut searchers = vec![searcher];
+    if let Some(layer) = &layer {
+        searchers.push(layer.searcher);
+    }
+    let corpus = corpus(&searchers, fields, parsed)?;
     if corpus.terms.is_empty() || corpus.chunks == 0 {
         return Ok(Vec::new());
     }
@@ -100,12 +115,23 @@ pub fn search(
             }
         }
     }
-    let top = searcher.search(
-        &BooleanQuery::new(clauses),
-        &tantivy::collector::TopDocs::with_limit(CANDIDATES.max(limit * 4)).order_by_score(),
-    )?;
+    let query = BooleanQuery::new(clauses);
+    let collector =
+        tantivy::collector::TopDocs::with_limit(CANDIDATES.max(limit * 4)).order_by_score();
+    let top = searcher.search(&query, &collector)?;
     let addresses: Vec<DocAddress> = top.into_iter().map(|(_, address)| address).collect();
-    let candidates = candidates(searcher, fields, &corpus, &addresses)?;
+    let mut candidates = candidates(searcher, fields, &corpus, &addresses)?;
+    if let Some(layer) = layer {
+        candidates.retain(|c| !layer.hidden.contains(&c.path));
+        let top = layer.searcher.search(&query, &collector)?;
+        let addresses: Vec<DocAddress> = top.into_iter().map(|(_, address)| address).collect();
+        candidates.extend(self::candidates(
+            layer.searcher,
+            fields,
+            &corpus,
+            &addresses,
+        )?);
+    }
     let wanted: Vec<String> = corpus
         .all_terms
         .iter()
@@ -120,21 +146,34 @@ pub fn search(
                 start_line: candidate.start_line as usize + 1,
                 end_line: candidate.end_line as usize,
                 score: scored.score,
-                symbol: rank::best_symbol(candidate, &wanted, &corpus),
+                symbol: super::named::best_symbol(candidate, &wanted, &corpus),
             }
         })
         .collect())
 }
 
-fn corpus(searcher: &Searcher, fields: &Fields, parsed: ParsedQuestion) -> tantivy::Result<Corpus> {
-    let df = |field: Field, text: &str| searcher.doc_freq(&Term::from_field_text(field, text));
+fn corpus(
+    searchers: &[&Searcher],
+    fields: &Fields,
+    parsed: ParsedQuestion,
+) -> tantivy::Result<Corpus> {
+    let df = |field: Field, text: &str| -> tantivy::Result<u64> {
+        let term = Term::from_field_text(field, text);
+        let mut sum = 0;
+        for searcher in searchers {
+            sum += searcher.doc_freq(&term)?;
+        }
+        Ok(sum)
+    };
     let mut corpus = Corpus {
         chunks: df(fields.kind, KIND_CHUNK)?,
         files: df(fields.kind, KIND_FILE)?,
         ..Corpus::default()
     };
-    for segment in searcher.segment_readers() {
-        corpus.total_len += segment.inverted_index(fields.body)?.total_num_tokens();
+    for searcher in searchers {
+        for segment in searcher.segment_readers() {
+            corpus.total_len += segment.inverted_index(fields.body)?.total_num_tokens();
+        }
     }
     let mut weighted = query::weighted_terms(&parsed);
     // Stable: equal weights keep the question's order.

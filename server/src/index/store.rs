@@ -10,9 +10,10 @@
 //!   unreadable or corrupt index (even one that panics tantivy while being read) is
 //!   wiped and rebuilt, under tantivy's writer lock so a live server's index is never
 //!   wiped by another.
-//! - Two servers on one workspace: the first holds the writer lock for its lifetime;
-//!   the second finds it busy and builds its own index in memory. It never writes the
-//!   other's files, so neither can corrupt the index.
+//! - Two processes on one workspace: the first holds the writer lock for its lifetime;
+//!   the second finds it busy and opens the index to read only (`follower.rs`), with
+//!   its own changes in memory on top. It never writes the other's files, so neither
+//!   can corrupt the index.
 
 use std::path::{Path, PathBuf};
 
@@ -31,11 +32,15 @@ const META_FILE: &str = "copilot-ls.json";
 type Stamps = FxHashMap<String, FileStamp>;
 
 /// The cache dir from the environment (section 2 of the protocol), if there is one.
+/// Only absolute paths count: a relative one would resolve against the process's
+/// working directory, perhaps inside the workspace (`Settings::from_env` tells the user
+/// it was refused).
 pub fn cache_dir_from_env() -> Option<PathBuf> {
     let var = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
+            .filter(|path| path.is_absolute())
     };
     var("COPILOT_LS_CACHE_DIR")
         .or_else(|| var("XDG_CACHE_HOME").map(|dir| dir.join("copilot-ls")))
@@ -58,7 +63,9 @@ pub enum Location {
 
 pub struct Opened {
     pub index: Index,
-    pub writer: IndexWriter,
+    /// `None` when another process holds the writer lock: this one reads the index it
+    /// writes (`follower.rs`).
+    pub writer: Option<IndexWriter>,
     pub fields: Fields,
     pub location: Location,
     /// What the index holds, by path.
@@ -110,10 +117,9 @@ fn open_on_disk(dir: &Path, root: &Path) -> Result<Opened, String> {
         }
     };
     let writer = match writer(&index) {
-        Ok(writer) => writer,
-        Err(TantivyError::LockFailure(..)) => {
-            return Err("another copilot-ls is writing this workspace's index".into());
-        }
+        Ok(writer) => Some(writer),
+        // Another process writes it: read what it writes.
+        Err(TantivyError::LockFailure(..)) => None,
         Err(error) => return Err(format!("cannot write the index: {error}")),
     };
     Ok(Opened {
@@ -181,9 +187,9 @@ fn create(dir: &Path, root: &Path, schema: &Schema) -> Result<Index, String> {
 /// server using the index is never pulled from under.
 fn wipe(dir: &Path) -> Result<(), String> {
     let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
-    let _lock = directory
-        .acquire_lock(&INDEX_WRITER_LOCK)
-        .map_err(|_| "another copilot-ls is writing this workspace's index".to_string())?;
+    let _lock = directory.acquire_lock(&INDEX_WRITER_LOCK).map_err(|_| {
+        "another copilot-ls is using this workspace's index, which needs rebuilding".to_string()
+    })?;
     let entries = std::fs::read_dir(dir).map_err(|e| e.to_string())?;
     for entry in entries.flatten() {
         let path = entry.path();
@@ -200,14 +206,14 @@ fn wipe(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn in_memory(reason: String) -> Opened {
+pub fn in_memory(reason: String) -> Opened {
     let (schema, fields) = schema::build();
     let index = Index::create_in_ram(schema);
     register(&index);
     let writer = writer(&index).expect("an index in memory has no lock to fail on");
     Opened {
         index,
-        writer,
+        writer: Some(writer),
         fields,
         location: Location::Memory(reason),
         files: FxHashMap::default(),
@@ -221,13 +227,14 @@ fn register(index: &Index) {
     );
 }
 
-fn writer(index: &Index) -> tantivy::Result<IndexWriter> {
+/// The index's writer, or an error (`LockFailure` while another process holds it).
+pub fn writer(index: &Index) -> tantivy::Result<IndexWriter> {
     index.writer_with_num_threads(WRITER_THREADS, WRITER_BUDGET)
 }
 
 /// Every file document's stamp. Reads the whole doc store of file documents, which also
 /// proves the index readable.
-fn load_stamps(index: &Index, fields: Fields) -> Result<FxHashMap<String, FileStamp>, String> {
+pub fn load_stamps(index: &Index, fields: Fields) -> Result<FxHashMap<String, FileStamp>, String> {
     let reader = index.reader().map_err(|e| e.to_string())?;
     let searcher = reader.searcher();
     let kind = tantivy::Term::from_field_text(fields.kind, KIND_FILE);
@@ -267,6 +274,7 @@ fn load_stamps(index: &Index, fields: Fields) -> Result<FxHashMap<String, FileSt
                         chunks: number(fields.chunks),
                         symbols: number(fields.symbols),
                         text: number(fields.text) == 1,
+                        lexical_only: number(fields.lexical_only) == 1,
                     },
                 );
             }

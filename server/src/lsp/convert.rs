@@ -12,8 +12,8 @@ use tower_lsp_server::lsp_types::{
 };
 
 use super::wire;
-use crate::agent::AgentOutcome;
-use crate::session::{DiagnosticSpec, EditorSurface, Placement, Severity};
+use crate::agent::IndexState;
+use crate::session::{AskOutcome, DiagnosticSpec, EditorSurface, Placement, Severity};
 use crate::text::{Pos, PositionEncoding, Span};
 use crate::tools::ProposedEdit;
 use crate::workspace::Workspace;
@@ -150,13 +150,13 @@ pub fn workspace_edit(
 /// The wire `AskResult` for a finished ask. Edits carry the `WorkspaceEdit` for where
 /// they sit at the end of the ask.
 pub fn ask_result(
-    conversation_id: String,
-    outcome: &AgentOutcome,
+    asked: &AskOutcome,
     surface: &mut EditorSurface,
     workspace: &Workspace,
     encoding: PositionEncoding,
     support: EditSupport,
 ) -> wire::AskResult {
+    let outcome = &asked.outcome;
     let citations = outcome
         .citations
         .iter()
@@ -189,7 +189,7 @@ pub fn ask_result(
     let steps = outcome.steps.iter().map(step).collect();
     let usage = &outcome.stats.usage;
     wire::AskResult {
-        conversation_id,
+        conversation_id: asked.conversation_id.clone(),
         answer: outcome.answer.clone(),
         citations,
         edits,
@@ -201,6 +201,18 @@ pub fn ask_result(
             output_tokens: usage.output_tokens,
             cached_input_tokens: usage.cached_input_tokens,
         },
+        index: index_coverage(&asked.index),
+    }
+}
+
+fn index_coverage(state: &IndexState) -> wire::IndexCoverage {
+    match state {
+        IndexState::Indexed(coverage) => wire::IndexCoverage {
+            complete: coverage.complete,
+            files_indexed: coverage.files_indexed as u64,
+            files_total: coverage.files_total as u64,
+        },
+        IndexState::NotIndexed(_) => wire::IndexCoverage::default(),
     }
 }
 

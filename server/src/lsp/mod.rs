@@ -17,9 +17,12 @@ use tower_lsp_server::{LspService, Server};
 
 use crate::session::{Session, Settings};
 
-/// Requests handled at once. tower-lsp's default is 4; an ask can run for a minute, so
-/// a few long asks must not hold up code actions and other requests.
-const CONCURRENCY: usize = 32;
+/// Requests handled at once. tower-lsp's default is 4, and past this many plus its queue
+/// of 100 it stops reading input, replies to our own requests and `$/cancelRequest`
+/// included. An ask waiting for a core (`session::cpu_slots`) costs a few kilobytes, and
+/// the cores, not this number, bound the work; so this is large enough that a burst of
+/// asks never stops the server from reading what the editor sends.
+const CONCURRENCY: usize = 1024;
 
 /// Serves LSP on `input`/`output` (the editor's stdio) until the client sends `exit` or
 /// closes the input. Every request still running then is dropped (asks are cancelled).

@@ -34,6 +34,17 @@ pub struct AskResult {
     pub steps: Vec<Step>,
     pub stop_reason: String,
     pub usage: Usage,
+    pub index: IndexCoverage,
+}
+
+/// What the ask's search could see (v3): `complete` is false while the first build
+/// runs, and for a folder that is not indexed.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexCoverage {
+    pub complete: bool,
+    pub files_indexed: u64,
+    pub files_total: u64,
 }
 
 /// Summed over the ask's model calls, retries included.

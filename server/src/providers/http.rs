@@ -10,9 +10,10 @@
 //! caller has seen nothing of the reply, so it can never show text twice.
 //!
 //! An empty 200 stream (llama-cpp-python answers a streamed request with tools and
-//! `tool_choice` that way) is rerun once at once without streaming, and this transport
-//! stops streaming for good: the server has shown it cannot stream such requests, and
-//! a whole reply works.
+//! `tool_choice` that way) is rerun once at once without streaming. That fallback is for
+//! that one call only: the next call streams again, because one empty reply may be a
+//! passing fault (a proxy, a server restarting) and turning streaming off for the rest
+//! of the process would cost every later answer its streaming.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
@@ -51,10 +52,8 @@ pub(crate) struct Transport {
     api_key: ApiKey,
     request_timeout: Duration,
     max_retries: u32,
-    /// `stream` as configured.
+    /// `stream` as configured; every call starts from it.
     stream: bool,
-    /// Set once the server answered a streamed request with an empty 200 body.
-    stream_disabled: AtomicBool,
 }
 
 /// A failed attempt: the error to report and what the retry policy should know of it.
@@ -127,13 +126,7 @@ impl Transport {
             request_timeout: config.request_timeout,
             max_retries: config.max_retries,
             stream: config.stream,
-            stream_disabled: AtomicBool::new(false),
         }
-    }
-
-    /// Whether the next call streams: as configured, unless the server showed it cannot.
-    pub fn streams(&self) -> bool {
-        self.stream && !self.stream_disabled.load(Ordering::Relaxed)
     }
 
     /// `{base_url}{path}`, with any trailing slash of the base dropped first.
@@ -149,7 +142,7 @@ impl Transport {
         decoders: &Decoders,
         sink: StreamSink<'_>,
     ) -> Result<ChatResponse, ProviderError> {
-        let mut outgoing = build(self.streams());
+        let mut outgoing = build(self.stream);
         let mut retries_done = 0;
         let mut attempts = 0;
         loop {
@@ -164,12 +157,12 @@ impl Transport {
                         attempts,
                     })
                 }
+                // Once per call: the rerun does not stream, so it cannot end here again.
                 Err(failed) if matches!(failed.kind, FailureKind::EmptyStream) => {
                     tracing::warn!(
-                        "{} answered a streamed request with an empty body; asking again without streaming, and not streaming to it from now on",
+                        "{} answered a streamed request with an empty body; asking again without streaming (this call only)",
                         self.api_key.redact(&self.base_url)
                     );
-                    self.stream_disabled.store(true, Ordering::Relaxed);
                     outgoing = build(false);
                 }
                 Err(failed) => {

@@ -3,6 +3,9 @@
 //! The agent speaks only the plain types below; each provider translates them to its
 //! vendor's JSON, talks HTTP (streaming or not), retries like the official SDKs, and
 //! translates the reply back. Nothing above this layer knows about reqwest or SSE.
+//! What the formats share is written once (`chat.rs`: the provider, the streamed turn,
+//! stop reasons, errors); each vendor's file (`openai.rs`, `anthropic.rs`) holds only
+//! its differences, and a new format is one more such file.
 
 use std::fmt;
 use std::future::Future;
@@ -212,8 +215,11 @@ pub trait ChatModel: Send + Sync {
 /// Builds the provider for a configuration.
 pub fn build(config: ProviderConfig) -> Arc<dyn ChatModel> {
     match config.kind {
-        ProviderKind::OpenAi => Arc::new(openai::OpenAiProvider::new(config)),
-        ProviderKind::Anthropic => Arc::new(anthropic::AnthropicProvider::new(config)),
+        ProviderKind::OpenAi => {
+            let wire = openai::OpenAi::for_base_url(&config.base_url);
+            Arc::new(chat::Provider::new(config, wire))
+        }
+        ProviderKind::Anthropic => Arc::new(chat::Provider::new(config, anthropic::Anthropic)),
     }
 }
 
@@ -225,11 +231,12 @@ pub(crate) struct Decoded {
     pub usage: Usage,
 }
 
-pub mod anthropic;
+mod anthropic;
+mod chat;
 mod http;
 #[cfg(test)]
 mod local_servers;
 mod nullable;
-pub mod openai;
+mod openai;
 mod retry;
 mod sse;

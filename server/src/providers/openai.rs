@@ -1,81 +1,60 @@
 //! The OpenAI Chat Completions wire format (`{base_url}/chat/completions`), spoken by
-//! OpenAI, Groq, Ollama, llama.cpp server, vLLM and LM Studio: request JSON, the whole
-//! reply, and the streamed reply.
+//! OpenAI, Groq, Ollama, llama.cpp server, vLLM and LM Studio: its request JSON, its
+//! whole and streamed replies. What every format shares is in `chat.rs`.
 //!
 //! Local servers put `null` where OpenAI leaves a field out (`"tool_calls": null` in
 //! llama-cpp-python's first delta, `"content": null`, `"usage": null`…); every optional
 //! field here reads `null` as absent (`nullable.rs`).
 
-use std::collections::BTreeMap;
-
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::http::{Decoders, Outgoing, Transport};
+use super::chat::{self, Stop, StreamedTurn, WireFormat};
 use super::nullable;
 use super::sse::{SseEvent, StreamDecoder, StreamError};
 use super::{
-    AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, Decoded, FinishReason, Message,
-    ProviderConfig, ProviderError, StreamEvent, StreamSink, ToolCall, Usage,
+    ApiKey, ChatRequest, Decoded, FinishReason, Message, ProviderError, StreamSink, ToolCall, Usage,
 };
 
-pub struct OpenAiProvider {
-    config: ProviderConfig,
-    transport: Transport,
+/// The OpenAI format, with the output limit under the name the server reads.
+pub(crate) struct OpenAi {
+    limit_field: &'static str,
 }
 
-impl OpenAiProvider {
-    pub fn new(config: ProviderConfig) -> Self {
-        let transport = Transport::new(&config);
-        OpenAiProvider { config, transport }
+impl OpenAi {
+    pub fn for_base_url(base_url: &str) -> Self {
+        OpenAi {
+            limit_field: limit_field(base_url),
+        }
     }
+}
 
-    fn outgoing(&self, request: &ChatRequest, stream: bool) -> Outgoing {
-        let limit = OutputLimit {
-            field: limit_field(&self.config.base_url),
-            tokens: self.config.max_tokens,
-        };
-        let body = request_body(&self.config.model, limit, request, stream);
-        let mut headers = Vec::new();
+impl WireFormat for OpenAi {
+    const NAME: &'static str = "openai";
+    const PATH: &'static str = "/chat/completions";
+    type Stream = OpenAiStream;
+
+    fn headers(&self, api_key: &ApiKey) -> Vec<(&'static str, String)> {
         // Local servers need no key; an empty `Bearer ` header would make some reject us.
-        if !self.config.api_key.0.is_empty() {
-            headers.push(("authorization", format!("Bearer {}", self.config.api_key.0)));
+        if api_key.0.is_empty() {
+            return Vec::new();
         }
-        Outgoing {
-            url: self.transport.endpoint("/chat/completions"),
-            headers,
-            body: body.to_string().into_bytes(),
-            stream,
-        }
-    }
-}
-
-impl ChatModel for OpenAiProvider {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ChatRequest,
-        sink: StreamSink<'a>,
-    ) -> BoxFuture<'a, Result<ChatResponse, ProviderError>> {
-        Box::pin(async move {
-            let build = |stream: bool| self.outgoing(request, stream);
-            let decoders = Decoders {
-                body: decode_response,
-                stream: || Box::<OpenAiStream>::default(),
-            };
-            self.transport.call(&build, &decoders, sink).await
-        })
+        vec![("authorization", format!("Bearer {}", api_key.0))]
     }
 
-    fn describe(&self) -> String {
-        format!("openai {} at {}", self.config.model, self.config.base_url)
+    fn request_body(
+        &self,
+        model: &str,
+        max_tokens: u32,
+        request: &ChatRequest,
+        stream: bool,
+    ) -> Value {
+        request_body(model, self.limit_field, max_tokens, request, stream)
     }
-}
 
-/// The output limit and the name it goes by.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct OutputLimit {
-    pub field: &'static str,
-    pub tokens: u32,
+    fn decode_response(body: &[u8]) -> Result<Decoded, ProviderError> {
+        decode_response(body)
+    }
 }
 
 /// OpenAI itself wants `max_completion_tokens` (its reasoning models reject `max_tokens`);
@@ -96,13 +75,14 @@ pub(crate) fn limit_field(base_url: &str) -> &'static str {
     }
 }
 
-/// The request JSON. Keys serialize sorted (serde_json's map) and nothing in it depends on
-/// the time, so the system message and the tools are byte-identical on every call of an
-/// ask and its follow-ups, and the messages only grow at the end: that stable prefix is
-/// what OpenAI's and llama-server's prompt caches match on.
-pub(crate) fn request_body(
+/// The request JSON. Nothing in it depends on the time and its keys are always inserted
+/// in the same order, so the system message and the tools are byte-identical on every
+/// call of an ask and its follow-ups, and the messages only grow at the end: that stable
+/// prefix is what OpenAI's and llama-server's prompt caches match on.
+fn request_body(
     model: &str,
-    limit: OutputLimit,
+    limit_field: &str,
+    max_tokens: u32,
     request: &ChatRequest,
     stream: bool,
 ) -> Value {
@@ -147,7 +127,7 @@ pub(crate) fn request_body(
         }
     }
     let mut body = json!({"model": model, "messages": messages, "stream": stream});
-    body[limit.field] = json!(limit.tokens);
+    body[limit_field] = json!(max_tokens);
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
             .tools
@@ -247,11 +227,7 @@ struct WireToolCall {
 }
 
 fn arguments_text(arguments: Option<Value>) -> String {
-    match arguments {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text,
-        Some(other) => other.to_string(),
-    }
+    arguments.map_or_else(String::new, |value| chat::json_text(value, ""))
 }
 
 /// Some local servers leave tool-call ids empty; the conversation needs one to pair each
@@ -265,8 +241,7 @@ fn call_id(id: Option<String>, position: usize) -> String {
 
 /// Decodes a whole (non-streamed) reply.
 pub(crate) fn decode_response(body: &[u8]) -> Result<Decoded, ProviderError> {
-    let response: WireResponse = serde_json::from_slice(body)
-        .map_err(|e| ProviderError::Decode(format!("chat completion: {e}")))?;
+    let response: WireResponse = chat::decode_json(body, "chat completion")?;
     let usage = response.usage.map(Usage::from).unwrap_or_default();
     let choice = response
         .choices
@@ -293,6 +268,15 @@ pub(crate) fn decode_response(body: &[u8]) -> Result<Decoded, ProviderError> {
     ))
 }
 
+/// The `finish_reason`s this format defines; `stop` and `tool_calls` alike are the model
+/// ending its turn (Ollama and others say `stop` even when the turn calls tools).
+const STOP_REASONS: &[(&str, Stop)] = &[
+    ("length", Stop::Length),
+    ("tool_calls", Stop::Natural),
+    ("function_call", Stop::Natural),
+    ("stop", Stop::Natural),
+];
+
 fn finish_turn(
     text: String,
     refusal: String,
@@ -301,32 +285,14 @@ fn finish_turn(
     usage: Usage,
 ) -> Decoded {
     if !refusal.is_empty() {
-        return Decoded {
-            turn: AssistantTurn {
-                text: refusal,
-                tool_calls: Vec::new(),
-            },
-            finish: FinishReason::Refusal,
-            usage,
-        };
+        return chat::decoded(refusal, Vec::new(), FinishReason::Refusal, usage);
     }
-    let finish = match finish_reason.as_deref() {
-        Some("length") => FinishReason::Length,
-        // Ollama and others say `stop` even when the turn calls tools.
-        Some("tool_calls" | "function_call" | "stop") | None => {
-            if tool_calls.is_empty() {
-                FinishReason::Stop
-            } else {
-                FinishReason::ToolCalls
-            }
-        }
-        Some(other) => FinishReason::Other(other.to_string()),
-    };
-    Decoded {
-        turn: AssistantTurn { text, tool_calls },
-        finish,
-        usage,
-    }
+    let finish = chat::finish_reason(
+        finish_reason.as_deref(),
+        STOP_REASONS,
+        !tool_calls.is_empty(),
+    );
+    chat::decoded(text, tool_calls, finish, usage)
 }
 
 #[derive(Deserialize)]
@@ -376,33 +342,21 @@ struct WireToolCallDelta {
     function: Option<WireFunction>,
 }
 
-#[derive(Default)]
-struct PartialCall {
-    id: String,
-    name: String,
-    arguments: String,
-    /// Whether `StreamEvent::ToolCall` was sent (once the name is known).
-    announced: bool,
-}
-
-/// Accumulates a streamed turn. Tool calls are keyed by their `index`, because parallel
-/// calls may arrive interleaved and only the first delta of each carries its id and name.
+/// Accumulates a streamed turn. Only the first delta of each tool call carries its id
+/// and name, so a call is announced once its name is known.
 #[derive(Default)]
 pub(crate) struct OpenAiStream {
-    text: String,
+    turn: StreamedTurn,
     refusal: String,
-    calls: BTreeMap<usize, PartialCall>,
     finish_reason: Option<String>,
     usage: Usage,
-    has_output: bool,
-    done: bool,
 }
 
 impl StreamDecoder for OpenAiStream {
     fn feed(&mut self, event: &SseEvent, sink: StreamSink<'_>) -> Result<(), StreamError> {
         let data = event.data.trim();
         if data == "[DONE]" {
-            self.done = true;
+            self.turn.end();
             return Ok(());
         }
         // Some local servers send empty `data:` lines as keep-alives.
@@ -417,9 +371,7 @@ impl StreamDecoder for OpenAiStream {
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .unwrap_or_else(|| error.to_string());
-            return Err(StreamError::Provider(format!(
-                "provider reported: {message}"
-            )));
+            return Err(chat::reported(None, &message));
         }
         if let Some(usage) = chunk.usage {
             self.usage = usage.into();
@@ -437,27 +389,27 @@ impl StreamDecoder for OpenAiStream {
     }
 
     fn has_output(&self) -> bool {
-        self.has_output
+        self.turn.has_output()
     }
 
     fn is_complete(&self) -> bool {
-        self.done
+        self.turn.is_complete()
     }
 
     fn finish(self: Box<Self>) -> Result<Decoded, ProviderError> {
         let this = *self;
-        let tool_calls = this
-            .calls
-            .into_values()
+        let (text, calls) = this.turn.into_parts();
+        let tool_calls = calls
+            .into_iter()
             .enumerate()
-            .map(|(position, call)| ToolCall {
+            .map(|(position, (_, call))| ToolCall {
                 id: call_id(Some(call.id), position),
                 name: call.name,
                 arguments: call.arguments,
             })
             .collect();
         Ok(finish_turn(
-            this.text,
+            text,
             this.refusal,
             tool_calls,
             this.finish_reason,
@@ -468,23 +420,19 @@ impl StreamDecoder for OpenAiStream {
 
 impl OpenAiStream {
     fn apply(&mut self, delta: WireDelta, sink: StreamSink<'_>) {
-        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-            self.text.push_str(&text);
-            self.has_output = true;
-            sink(StreamEvent::Text(&text));
+        if let Some(text) = delta.content {
+            self.turn.text(0, &text, sink);
         }
         for reasoning in [delta.reasoning_content, delta.reasoning]
             .into_iter()
             .flatten()
-            .filter(|t| !t.is_empty())
         {
-            self.has_output = true;
-            sink(StreamEvent::Reasoning(&reasoning));
+            self.turn.reasoning(&reasoning, sink);
         }
         // A refusal is not streamed as text: the agent reports it whole once the turn ends.
         if let Some(refusal) = delta.refusal.filter(|t| !t.is_empty()) {
             self.refusal.push_str(&refusal);
-            self.has_output = true;
+            self.turn.output_seen();
         }
         let count = delta.tool_calls.len();
         for (position, call) in delta.tool_calls.into_iter().enumerate() {
@@ -492,12 +440,12 @@ impl OpenAiStream {
             // and a list of several lists each call in order.
             let index = call.index.unwrap_or_else(|| {
                 if count == 1 {
-                    self.calls.keys().next_back().copied().unwrap_or(0)
+                    self.turn.last_call_index()
                 } else {
                     position
                 }
             });
-            let partial = self.calls.entry(index).or_default();
+            let partial = self.turn.call(index);
             if let Some(id) = call.id.filter(|id| !id.is_empty()) {
                 partial.id = id;
             }
@@ -509,401 +457,14 @@ impl OpenAiStream {
                         partial.name = name;
                     }
                 }
-                if !partial.announced && !partial.name.is_empty() {
-                    partial.announced = true;
-                    sink(StreamEvent::ToolCall {
-                        index,
-                        id: &partial.id,
-                        name: &partial.name,
-                    });
-                }
+                self.turn.announce_when_named(index, sink);
                 let fragment = arguments_text(function.arguments);
-                if !fragment.is_empty() {
-                    partial.arguments.push_str(&fragment);
-                    sink(StreamEvent::ToolArguments {
-                        index,
-                        fragment: &fragment,
-                    });
-                }
+                self.turn.arguments(index, &fragment, sink);
             }
-            self.has_output = true;
+            self.turn.output_seen();
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::sse::decode_all;
-    use super::super::{ToolResult, ToolSpec};
-    use super::*;
-
-    fn recorded(name: &str) -> Decoded {
-        let path = format!(
-            "{}/../fixtures/providers/openai/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let body = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        decode_all(&body, Box::<OpenAiStream>::default()).unwrap()
-    }
-
-    fn usage(input_tokens: u64, output_tokens: u64) -> Usage {
-        Usage {
-            input_tokens,
-            output_tokens,
-            cached_input_tokens: 0,
-        }
-    }
-
-    #[test]
-    fn recorded_parallel_tool_calls() {
-        let decoded = recorded("parallel-tool-calls.sse");
-        assert_eq!(decoded.finish, FinishReason::ToolCalls);
-        assert_eq!(decoded.turn.text, "");
-        let calls = &decoded.turn.tool_calls;
-        assert_eq!(calls.len(), 2);
-        assert_eq!(calls[0].id, "call_JMW1whyEaYG438VE1OIflxA2");
-        assert_eq!(calls[0].name, "GetWeatherArgs");
-        assert_eq!(
-            serde_json::from_str::<Value>(&calls[0].arguments).unwrap(),
-            json!({"city": "Edinburgh", "country": "GB", "units": "c"})
-        );
-        assert_eq!(calls[1].id, "call_DNYTawLBoN8fj3KN6qU9N1Ou");
-        assert_eq!(calls[1].name, "get_stock_price");
-        assert_eq!(
-            serde_json::from_str::<Value>(&calls[1].arguments).unwrap(),
-            json!({"ticker": "AAPL", "exchange": "NASDAQ"})
-        );
-        assert_eq!(decoded.usage, usage(149, 60));
-    }
-
-    #[test]
-    fn recorded_role_and_tool_call_in_first_chunk() {
-        let decoded = recorded("role-and-tool-call-in-first-chunk.sse");
-        assert_eq!(decoded.finish, FinishReason::ToolCalls);
-        let calls = &decoded.turn.tool_calls;
-        assert_eq!(calls.len(), 1);
-        assert_eq!(calls[0].id, "call_c91SqDXlYFuETYv8mUHzz6pp");
-        assert_eq!(calls[0].name, "GetWeatherArgs");
-        let arguments: Value = serde_json::from_str(&calls[0].arguments).unwrap();
-        assert_eq!(arguments["city"], "Edinburgh");
-        assert_eq!(decoded.usage, usage(76, 24));
-    }
-
-    #[test]
-    fn recorded_single_tool_call() {
-        let decoded = recorded("single-tool-call.sse");
-        assert_eq!(decoded.finish, FinishReason::ToolCalls);
-        assert_eq!(
-            decoded.turn.tool_calls,
-            vec![ToolCall {
-                id: "call_4XzlGBLtUe9dy3GVNV4jhq7h".into(),
-                name: "get_weather".into(),
-                arguments: r#"{"city":"New York City"}"#.into(),
-            }]
-        );
-        assert_eq!(decoded.usage, usage(44, 16));
-    }
-
-    #[test]
-    fn recorded_finish_reason_length() {
-        let decoded = recorded("finish-reason-length.sse");
-        assert_eq!(decoded.finish, FinishReason::Length);
-        assert_eq!(decoded.turn.text, "{\"");
-        assert_eq!(decoded.usage, usage(79, 1));
-    }
-
-    #[test]
-    fn recorded_refusal() {
-        let decoded = recorded("refusal.sse");
-        assert_eq!(decoded.finish, FinishReason::Refusal);
-        assert_eq!(
-            decoded.turn.text,
-            "I'm sorry, I can't assist with that request."
-        );
-        assert!(decoded.turn.tool_calls.is_empty());
-        assert_eq!(decoded.usage, usage(79, 11));
-    }
-
-    #[test]
-    fn every_recording_is_covered() {
-        let dir = format!(
-            "{}/../fixtures/providers/openai",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        assert_eq!(
-            names,
-            [
-                "finish-reason-length.sse",
-                "parallel-tool-calls.sse",
-                "refusal.sse",
-                "role-and-tool-call-in-first-chunk.sse",
-                "single-tool-call.sse",
-            ]
-        );
-        for name in &names {
-            recorded(name);
-        }
-    }
-
-    #[test]
-    fn output_is_noticed_only_on_content_or_tool_deltas() {
-        let mut stream = OpenAiStream::default();
-        let feed = |stream: &mut OpenAiStream, data: &str| {
-            stream
-                .feed(
-                    &SseEvent {
-                        event: String::new(),
-                        data: data.into(),
-                    },
-                    &crate::providers::ignore_stream,
-                )
-                .unwrap()
-        };
-        feed(
-            &mut stream,
-            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#,
-        );
-        assert!(!stream.has_output());
-        feed(
-            &mut stream,
-            r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#,
-        );
-        assert!(stream.has_output());
-        feed(&mut stream, "");
-        assert!(!stream.is_complete());
-        feed(&mut stream, "[DONE]");
-        assert!(stream.is_complete());
-    }
-
-    #[test]
-    fn error_chunk_is_a_provider_error() {
-        let mut stream = OpenAiStream::default();
-        let result = stream.feed(
-            &SseEvent {
-                event: String::new(),
-                data: r#"{"error":{"message":"overloaded"}}"#.into(),
-            },
-            &crate::providers::ignore_stream,
-        );
-        assert_eq!(
-            result,
-            Err(StreamError::Provider(
-                "provider reported: overloaded".into()
-            ))
-        );
-    }
-
-    #[test]
-    fn whole_replies() {
-        let cases: &[(&str, &str, FinishReason, usize)] = &[
-            (
-                r#"{"choices":[{"message":{"role":"assistant","content":"Hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#,
-                "Hello",
-                FinishReason::Stop,
-                0,
-            ),
-            (
-                r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"x\"}"}},{"id":"b","type":"function","function":{"name":"list_directory","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#,
-                "",
-                FinishReason::ToolCalls,
-                2,
-            ),
-            // Ollama: tool calls with `stop`, and arguments as an object.
-            (
-                r#"{"choices":[{"message":{"content":"","tool_calls":[{"function":{"name":"read_file","arguments":{"path":"x"}}}]},"finish_reason":"stop"}]}"#,
-                "",
-                FinishReason::ToolCalls,
-                1,
-            ),
-            (
-                r#"{"choices":[{"message":{"content":"trunc"},"finish_reason":"length"}]}"#,
-                "trunc",
-                FinishReason::Length,
-                0,
-            ),
-            (
-                r#"{"choices":[{"message":{"content":null,"refusal":"No."},"finish_reason":"stop"}]}"#,
-                "No.",
-                FinishReason::Refusal,
-                0,
-            ),
-            (
-                r#"{"choices":[{"message":{"content":"x"},"finish_reason":"content_filter"}]}"#,
-                "x",
-                FinishReason::Other("content_filter".into()),
-                0,
-            ),
-        ];
-        for (body, text, finish, calls) in cases {
-            let decoded = decode_response(body.as_bytes()).unwrap();
-            assert_eq!(&decoded.turn.text, text, "{body}");
-            assert_eq!(&decoded.finish, finish, "{body}");
-            assert_eq!(decoded.turn.tool_calls.len(), *calls, "{body}");
-        }
-        let ollama = decode_response(cases[2].0.as_bytes()).unwrap();
-        assert_eq!(ollama.turn.tool_calls[0].id, "call_0");
-        assert_eq!(ollama.turn.tool_calls[0].arguments, r#"{"path":"x"}"#);
-        assert!(decode_response(b"{\"choices\":[]}").is_err());
-        assert!(decode_response(b"<html>").is_err());
-    }
-
-    #[test]
-    fn request_shape() {
-        let request = ChatRequest {
-            system: "be brief".into(),
-            messages: vec![
-                Message::User("where?".into()),
-                Message::Assistant(AssistantTurn {
-                    text: String::new(),
-                    tool_calls: vec![ToolCall {
-                        id: "c1".into(),
-                        name: "read_file".into(),
-                        arguments: r#"{"path":"a"}"#.into(),
-                    }],
-                }),
-                Message::ToolResults(vec![ToolResult {
-                    call_id: "c1".into(),
-                    name: "read_file".into(),
-                    content: "1\tfn main".into(),
-                    is_error: false,
-                }]),
-            ],
-            tools: vec![ToolSpec {
-                name: "read_file".into(),
-                description: "reads".into(),
-                parameters: json!({"type": "object"}),
-            }],
-        };
-        let limit = OutputLimit {
-            field: "max_tokens",
-            tokens: 300,
-        };
-        let body = request_body("m", limit, &request, true);
-        assert_eq!(
-            body,
-            json!({
-                "model": "m",
-                "stream": true,
-                "stream_options": {"include_usage": true},
-                "max_tokens": 300,
-                "tool_choice": "auto",
-                "messages": [
-                    {"role": "system", "content": "be brief"},
-                    {"role": "user", "content": "where?"},
-                    {"role": "assistant", "content": "", "tool_calls": [
-                        {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}}
-                    ]},
-                    {"role": "tool", "tool_call_id": "c1", "content": "1\tfn main"},
-                ],
-                "tools": [{"type": "function", "function": {"name": "read_file", "description": "reads", "parameters": {"type": "object"}}}],
-            })
-        );
-        let plain = request_body("m", limit, &request, false);
-        assert_eq!(plain["stream"], false);
-        assert!(plain.get("stream_options").is_none());
-        let without_tools = ChatRequest {
-            tools: Vec::new(),
-            ..request
-        };
-        let body = request_body("m", limit, &without_tools, false);
-        assert!(body.get("tools").is_none() && body.get("tool_choice").is_none());
-    }
-
-    #[test]
-    fn output_limit_field_by_host() {
-        let cases = [
-            ("https://api.openai.com/v1", "max_completion_tokens"),
-            ("https://API.OpenAI.com:443/v1/", "max_completion_tokens"),
-            ("http://127.0.0.1:8080/v1", "max_tokens"),
-            ("https://api.groq.com/openai/v1", "max_tokens"),
-            ("https://api.openai.com.evil.example/v1", "max_tokens"),
-            ("http://localhost:11434/v1", "max_tokens"),
-        ];
-        for (url, field) in cases {
-            assert_eq!(limit_field(url), field, "{url}");
-        }
-    }
-
-    #[test]
-    fn the_prefix_is_byte_stable_across_calls() {
-        let tools = vec![ToolSpec {
-            name: "read_file".into(),
-            description: "reads".into(),
-            parameters: json!({"type": "object", "properties": {"b": {}, "a": {}}}),
-        }];
-        let first = ChatRequest {
-            system: "be brief".into(),
-            messages: vec![Message::User("where?".into())],
-            tools: tools.clone(),
-        };
-        let mut second = first.clone();
-        second.messages.push(Message::Assistant(AssistantTurn {
-            text: "Looking.".into(),
-            tool_calls: Vec::new(),
-        }));
-        second.messages.push(Message::User("and?".into()));
-        let limit = OutputLimit {
-            field: "max_tokens",
-            tokens: 10,
-        };
-        let one = request_body("m", limit, &first, true);
-        let two = request_body("m", limit, &second, true);
-        let text = |v: &Value| v.to_string();
-        assert_eq!(text(&one["tools"]), text(&two["tools"]));
-        let earlier = one["messages"].as_array().unwrap();
-        let later = two["messages"].as_array().unwrap();
-        for (a, b) in earlier.iter().zip(later) {
-            assert_eq!(text(a), text(b));
-        }
-        assert_eq!(
-            one.to_string(),
-            request_body("m", limit, &first, true).to_string()
-        );
-    }
-
-    #[test]
-    fn streamed_pieces_reach_the_sink_in_order() {
-        let body = concat!(
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":null,\"function_call\":null}}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"answer\",\"arguments\":\"{\\\"a\"}}]}}]}\n\n",
-            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":null}\n\n",
-            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":4}}}\n\n",
-            "data: [DONE]\n\n",
-        );
-        let seen = std::sync::Mutex::new(Vec::new());
-        let sink = |event: StreamEvent<'_>| seen.lock().unwrap().push(format!("{event:?}"));
-        let decoded = super::super::sse::decode_all_into(
-            body.as_bytes(),
-            Box::<OpenAiStream>::default(),
-            &sink,
-        )
-        .unwrap();
-        assert_eq!(
-            seen.into_inner().unwrap(),
-            [
-                r#"Reasoning("hm")"#,
-                r#"Text("Hi")"#,
-                r#"ToolCall { index: 0, id: "c", name: "answer" }"#,
-                r#"ToolArguments { index: 0, fragment: "{\"a" }"#,
-                r#"ToolArguments { index: 0, fragment: "\":1}" }"#,
-            ]
-        );
-        assert_eq!(decoded.turn.text, "Hi");
-        assert_eq!(decoded.turn.tool_calls[0].arguments, r#"{"a":1}"#);
-        assert_eq!(
-            decoded.usage,
-            Usage {
-                input_tokens: 9,
-                output_tokens: 2,
-                cached_input_tokens: 4
-            }
-        );
-    }
-}
+mod tests;

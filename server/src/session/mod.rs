@@ -3,16 +3,36 @@
 //! and edits, and the orchestration of one ask. No network and no LSP types here.
 
 mod citation_anchor;
+pub mod conversations;
+mod cpu_slots;
 pub mod document_store;
 pub mod editor_surface;
+mod retrieval;
 pub mod settings;
 
+pub use cpu_slots::Queued;
+
+/// The number an ask takes when it reaches a front end, for `AskRequest::arrival`.
+pub fn arrival() -> u64 {
+    cpu_slots::slots().arrival()
+}
+
+/// Keeps an ask's place among those waiting for a core while the front end spawns it
+/// (see `cpu_slots::Slots::enqueue`); hold it until the ask ends.
+pub fn queue(arrival: u64) -> Queued<'static> {
+    cpu_slots::slots().enqueue(arrival)
+}
+
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::agent::{self, Agent, AgentOutcome, AgentSettings, AskInput, Focus};
-use crate::index::{self as workspace_index, Change, RetrievalHit, RetrievalIndex};
+use retrieval::RetrievalState;
+
+use crate::agent::{
+    self, Agent, AgentOutcome, AgentSettings, AskInput, AskOptions, Focus, IndexState,
+};
+use crate::index::{self as workspace_index, RetrievalIndex};
 use crate::providers::{self, ChatModel, Message, ProviderConfig, ProviderError};
 use crate::text::{self, PositionEncoding, Span};
 use crate::workspace::sandbox::Sandbox;
@@ -20,20 +40,20 @@ use crate::workspace::{OpenDocuments, Workspace};
 
 pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
 pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};
-pub use settings::{Provider, Settings};
+pub use settings::{configuration_section, Provider, Settings};
 
-/// Chunks of retrieved code offered to the model (and listed when there is no model).
+/// Chunks of retrieved code offered to the model; without a model, the answer's places
+/// are chosen from `agent::NO_MODEL_CANDIDATES` chunks (also for ACP's `/locate`).
 const CONTEXT_HITS: usize = 6;
-/// How long an ask waits for the index to finish its first refresh before it answers
-/// from what is indexed so far: small workspaces are always complete, a huge one never
-/// holds the answer up for long.
-const INDEX_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// What the background index refresh reports (to show progress in the editor).
 #[derive(Clone, Debug)]
 pub enum IndexEvent {
     Progress(workspace_index::Progress),
     Done(workspace_index::RefreshReport),
+    /// The index could not be kept on disk and lives in memory: why (told once).
+    InMemory(String),
+    /// The root is not a project (`/`, a home directory): not indexed, and why.
+    NotIndexed(String),
 }
 
 /// Where index events go; called from a blocking thread.
@@ -45,6 +65,14 @@ pub struct AskRequest {
     pub conversation_id: Option<String>,
     pub document_uri: Option<String>,
     pub selection: Option<Span>,
+    /// Keep the conversation on disk (`conversations.rs`), with this as the user's words
+    /// in its transcript (ACP sessions). A conversation already kept is kept either way.
+    pub persist_as: Option<String>,
+    /// What the front end asks beyond the question (read-only, external tools, …).
+    pub options: AskOptions,
+    /// When the ask arrived (`session::arrival()`, taken before the front end's first
+    /// await): when cores are short, earlier arrivals go first. `None`: now.
+    pub arrival: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -60,16 +88,8 @@ pub enum AskError {
 pub struct AskOutcome {
     pub conversation_id: String,
     pub outcome: AgentOutcome,
-}
-
-/// The workspace index and the document versions it has seen, opened on first use.
-#[derive(Default)]
-struct RetrievalState {
-    index: Option<RetrievalIndex>,
-    /// Whether its refresh with the disk has been started (once per session).
-    refreshing: bool,
-    /// Open documents indexed with their editor text: URI → (version, relative path).
-    seen_versions: HashMap<String, (i32, String)>,
+    /// What the ask's search could see (`AskResult.index`).
+    pub index: IndexState,
 }
 
 pub struct Session {
@@ -82,11 +102,20 @@ pub struct Session {
     /// lock of its own: the index's may be held for seconds by a build.
     changed_on_disk: Arc<Mutex<std::collections::BTreeSet<String>>>,
     conversations: Mutex<HashMap<String, Vec<Message>>>,
+    /// Conversations on disk, continued by id when not in memory.
+    kept_conversations: conversations::ConversationStore,
     /// The provider of the last ask, reused while its configuration (key included) is
     /// unchanged, so asks share one connection pool instead of a TLS handshake each.
     provider: Mutex<Option<(ProviderConfig, Arc<dyn ChatModel>)>>,
     pub surface: Mutex<EditorSurface>,
     counter: AtomicU64,
+    /// Whether an index fault is told at the start of the next answer (ACP, which has
+    /// no message window), and whether it has been.
+    faults_in_answers: AtomicBool,
+    fault_told: Arc<AtomicBool>,
+    /// Where the index's refresh reports (the editor's progress), set by `warm_up`:
+    /// whichever starts the refresh, the warm-up or an ask that came first, reports here.
+    index_events: Mutex<Option<IndexEvents>>,
 }
 
 impl Session {
@@ -99,10 +128,20 @@ impl Session {
             retrieval: Arc::new(Mutex::new(RetrievalState::default())),
             changed_on_disk: Arc::new(Mutex::new(std::collections::BTreeSet::new())),
             conversations: Mutex::new(HashMap::new()),
+            kept_conversations: conversations::ConversationStore::from_env(),
             provider: Mutex::new(None),
             surface: Mutex::new(EditorSurface::default()),
             counter: AtomicU64::new(0),
+            faults_in_answers: AtomicBool::new(false),
+            fault_told: Arc::new(AtomicBool::new(false)),
+            index_events: Mutex::new(None),
         }
+    }
+
+    /// Tells an index fault (an index kept in memory, and why) at the start of the
+    /// next answer instead of through the editor: for clients with no message window.
+    pub fn tell_faults_in_answers(&self) {
+        self.faults_in_answers.store(true, Ordering::Relaxed);
     }
 
     /// Sets the workspace root (canonicalized once, by the sandbox).
@@ -150,6 +189,12 @@ impl Session {
         problems
     }
 
+    /// The workspace index, once an ask or the warm-up opened it (for answers that come
+    /// straight from it, like ACP's slash commands).
+    pub fn index(&self) -> Option<RetrievalIndex> {
+        lock(&self.retrieval).index.clone()
+    }
+
     fn next_id(&self, prefix: &str) -> String {
         format!(
             "{prefix}-{}",
@@ -186,20 +231,51 @@ impl Session {
             query.push(' ');
             query.push_str(&focus.path);
         }
-        let context = self.retrieve(&workspace, query).await;
+        // Places (no model, or ACP's `/locate`) are chosen from more chunks than the model
+        // is shown.
+        let hits = if model.is_some() && !request.options.places_only {
+            CONTEXT_HITS
+        } else {
+            agent::NO_MODEL_CANDIDATES
+        };
+        // Retrieval (and a no-model answer, all CPU) waits its turn for a core.
+        let slots = cpu_slots::slots();
+        let arrival = request.arrival.unwrap_or_else(|| slots.arrival());
+        let cpu_slot = slots.acquire(arrival).await;
+        let (context, index_state) = self.retrieve(&workspace, query, hits).await;
         // Opened by `retrieve`; `find_symbol` answers from it.
         let index = lock(&self.retrieval).index.clone();
+        let index_fault = self.fault_to_tell(index.as_ref());
 
         let conversation_id = request
             .conversation_id
             .clone()
             .filter(|id| !id.trim().is_empty())
             .unwrap_or_else(|| self.next_id("conversation"));
-        let history = lock(&self.conversations)
-            .get(&conversation_id)
-            .cloned()
+        let remembered = lock(&self.conversations).get(&conversation_id).cloned();
+        // A conversation of another process (an ACP session resumed here, or by the LSP
+        // side) continues from the disk.
+        let kept = match remembered {
+            Some(_) => None,
+            None => self
+                .kept_conversations
+                .load(workspace.root(), &conversation_id),
+        };
+        let persist_as = request
+            .persist_as
+            .clone()
+            .or_else(|| kept.as_ref().map(|_| question.clone()));
+        let history = remembered
+            .or_else(|| kept.map(|conversation| conversation.history))
             .unwrap_or_default();
 
+        // A model ask waits on the network from here: it gives its core back.
+        let cpu_slot = if model.is_some() && !request.options.places_only {
+            drop(cpu_slot);
+            None
+        } else {
+            Some(cpu_slot)
+        };
         let next_edit_id = || self.next_id("edit");
         let agent = Agent {
             model,
@@ -211,6 +287,7 @@ impl Session {
             },
             events,
             next_edit_id: &next_edit_id,
+            options: &request.options,
         };
         let outcome = agent
             .run(AskInput {
@@ -218,14 +295,26 @@ impl Session {
                 history,
                 focus,
                 context,
+                index: index_state.clone(),
+                index_fault,
             })
             .await?;
+        drop(cpu_slot);
 
         // Only a finished ask leaves anything behind.
         lock(&self.conversations).insert(
             conversation_id.clone(),
             agent::bound_history(outcome.history.clone(), agent::history::MAX_HISTORY_BYTES),
         );
+        if let Some(user_text) = &persist_as {
+            self.kept_conversations.record(
+                workspace.root(),
+                &conversation_id,
+                user_text,
+                &outcome,
+                &request.options,
+            );
+        }
         lock(&self.surface).replace(
             &question,
             &outcome.citations,
@@ -236,6 +325,7 @@ impl Session {
         Ok(AskOutcome {
             conversation_id,
             outcome,
+            index: index_state,
         })
     }
 
@@ -288,133 +378,10 @@ impl Session {
         Some(focus)
     }
 
-    /// Opens the workspace index and brings it up to date in the background, so the
-    /// first ask does not wait for it (called once the editor has initialized).
-    pub fn warm_up(&self, events: IndexEvents) {
-        let Some(workspace) = self.workspace() else {
-            return;
-        };
-        let state = self.retrieval.clone();
-        tokio::task::spawn_blocking(move || {
-            let (index, start) = open_index(&state, &workspace);
-            if start {
-                refresh(&index, &events);
-            }
-        });
-    }
-
-    /// Notes files changed, created or deleted on disk (from the editor's file watcher);
-    /// the retrieval index takes them in at the next ask.
-    pub fn files_changed_on_disk(&self, paths: Vec<std::path::PathBuf>) {
-        let Some(workspace) = self.workspace() else {
-            return;
-        };
-        let mut changed = lock(&self.changed_on_disk);
-        for path in paths {
-            // A deleted file cannot be canonicalized; its directory usually can.
-            let canonical = std::fs::canonicalize(&path).ok().or_else(|| {
-                let parent = std::fs::canonicalize(path.parent()?).ok()?;
-                Some(parent.join(path.file_name()?))
-            });
-            if let Some(relative) = workspace.sandbox.relative(&canonical.unwrap_or(path)) {
-                changed.insert(relative);
-            }
-        }
-    }
-
-    /// Best chunks for the question. The index is opened on first use (its refresh then
-    /// starts in the background), awaited for at most `INDEX_WAIT`, and brought up to
-    /// date with the editor's open documents and the files changed on disk.
-    async fn retrieve(&self, workspace: &Workspace, query: String) -> Vec<RetrievalHit> {
-        let state = self.retrieval.clone();
-        let changed_on_disk = self.changed_on_disk.clone();
-        let workspace = workspace.clone();
-        let documents = self.documents.all();
-        let task = tokio::task::spawn_blocking(move || {
-            let (index, start) = open_index(&state, &workspace);
-            if start {
-                let index = index.clone();
-                let quiet: IndexEvents = Arc::new(|_| {});
-                std::thread::spawn(move || refresh(&index, &quiet));
-            }
-            index.wait_ready(INDEX_WAIT);
-            let mut changes = Vec::new();
-            {
-                let mut state = lock(&state);
-                for doc in &documents {
-                    let Some(path) = &doc.path else { continue };
-                    let Some(relative) = workspace.sandbox.relative(path) else {
-                        continue;
-                    };
-                    if state.seen_versions.get(&doc.uri).map(|(v, _)| *v) != Some(doc.version) {
-                        changes.push(Change::Editor {
-                            path: relative.clone(),
-                            text: doc.rope.to_string(),
-                        });
-                        state
-                            .seen_versions
-                            .insert(doc.uri.clone(), (doc.version, relative));
-                    }
-                }
-                // Files changed on disk (git checkout, a formatter, another editor); open
-                // documents keep their editor text.
-                let changed = std::mem::take(&mut *lock(&changed_on_disk));
-                for relative in changed {
-                    if !state
-                        .seen_versions
-                        .values()
-                        .any(|(_, open)| *open == relative)
-                    {
-                        changes.push(Change::Disk { path: relative });
-                    }
-                }
-                // A document closed since the last ask (perhaps without saving) is
-                // indexed by its text on disk again, or dropped if it was never saved.
-                let closed: Vec<String> = state
-                    .seen_versions
-                    .keys()
-                    .filter(|uri| !documents.iter().any(|doc| &doc.uri == *uri))
-                    .cloned()
-                    .collect();
-                for uri in closed {
-                    if let Some((_, relative)) = state.seen_versions.remove(&uri) {
-                        changes.push(Change::Disk { path: relative });
-                    }
-                }
-            }
-            index.apply(changes);
-            index.search(&query, CONTEXT_HITS)
-        });
-        task.await.unwrap_or_default()
-    }
-
     /// Forgets the last answer's citations and edits; returns URIs to clear.
     pub fn clear(&self) -> Vec<String> {
         lock(&self.surface).clear()
     }
-}
-
-/// The session's index, opened on first use; `true` when the caller should start its
-/// refresh (the first caller does).
-fn open_index(state: &Mutex<RetrievalState>, workspace: &Workspace) -> (RetrievalIndex, bool) {
-    let mut state = lock(state);
-    let index = state
-        .index
-        .get_or_insert_with(|| {
-            let cache = workspace_index::cache_dir_from_env();
-            RetrievalIndex::open(workspace.clone(), cache.as_deref())
-        })
-        .clone();
-    let start = !std::mem::replace(&mut state.refreshing, true);
-    (index, start)
-}
-
-/// Brings the index up to date with the disk, reporting to `events`.
-fn refresh(index: &RetrievalIndex, events: &IndexEvents) {
-    let report = index.refresh(workspace_index::Bounds::from_env(), &|progress| {
-        events(IndexEvent::Progress(progress));
-    });
-    events(IndexEvent::Done(report));
 }
 
 pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

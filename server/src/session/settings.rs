@@ -82,6 +82,17 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// The part of a `workspace/didChangeConfiguration` payload that holds the settings:
+/// `settings["copilot-ls"]` (what the editor clients send since their settings were
+/// renamed so they cannot be taken for GitHub Copilot's), else `settings.copilot`
+/// (PROTOCOL.md section 2, and older clients), else the whole object.
+pub fn configuration_section(settings: &Value) -> &Value {
+    ["copilot-ls", "copilot"]
+        .iter()
+        .find_map(|key| settings.get(*key))
+        .unwrap_or(settings)
+}
+
 /// Keys a client may send that configure the client, not the server; not typos.
 const CLIENT_KEYS: &[&str] = &["server", "trace", "serverPath", "cmd", "keymaps", "answer"];
 
@@ -104,11 +115,20 @@ impl Settings {
                 object.insert(key.to_string(), Value::String(value));
             }
         }
-        let problems = settings
+        let mut problems: Vec<String> = settings
             .apply(&Value::Object(object))
             .into_iter()
             .map(|p| format!("environment: {p}"))
             .collect();
+        // A relative cache dir would resolve against wherever the process started,
+        // perhaps inside the workspace (which would then index its own index).
+        if let Some(dir) = env("COPILOT_LS_CACHE_DIR").filter(|v| !v.is_empty()) {
+            if !std::path::Path::new(&dir).is_absolute() {
+                problems.push(format!(
+                    "environment: COPILOT_LS_CACHE_DIR must be an absolute path, got {dir:?}; using the default cache directory"
+                ));
+            }
+        }
         (settings, problems)
     }
 
@@ -349,6 +369,16 @@ mod tests {
         assert_eq!(problems.len(), 1);
         s.apply(&json!({"provider": "openai"}));
         assert_eq!(s.provider_config(&env_of(&[])).unwrap().max_tokens, 8192);
+    }
+
+    #[test]
+    fn the_configuration_section_is_copilot_ls_then_copilot_then_the_whole_object() {
+        let new = json!({"copilot-ls": {"model": "a"}, "copilot": {"model": "b"}});
+        assert_eq!(configuration_section(&new), &json!({"model": "a"}));
+        let old = json!({"copilot": {"model": "b"}});
+        assert_eq!(configuration_section(&old), &json!({"model": "b"}));
+        let flat = json!({"model": "c"});
+        assert_eq!(configuration_section(&flat), &flat);
     }
 
     #[test]

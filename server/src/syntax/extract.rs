@@ -7,10 +7,11 @@ use std::cell::RefCell;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
+use std::ops::Range;
 use std::time::Instant;
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions};
+use tree_sitter::{Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, Tree};
 
 use super::{Language, Symbol, SymbolKind, SyntaxError, MAX_PARSE_BYTES, PARSE_BUDGET};
 
@@ -37,13 +38,19 @@ struct Found<'tree> {
 }
 
 pub fn symbols(text: &str, language: Language) -> Result<Vec<Symbol>, SyntaxError> {
+    let tree = parse(text, language)?;
+    Ok(definitions(&tree, text, language)?
+        .into_iter()
+        .map(|(symbol, _)| symbol)
+        .collect())
+}
+
+/// The syntax tree of `text`, within `MAX_PARSE_BYTES` and `PARSE_BUDGET`.
+pub fn parse(text: &str, language: Language) -> Result<Tree, SyntaxError> {
     if text.len() > MAX_PARSE_BYTES {
         return Err(SyntaxError::TooLarge(text.len()));
     }
-    let query = language
-        .query()
-        .ok_or(SyntaxError::Unavailable(language.name()))?;
-    let tree = PARSER.with(|parser| {
+    PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser
             .set_language(&language.grammar())
@@ -65,8 +72,19 @@ pub fn symbols(text: &str, language: Language) -> Result<Vec<Symbol>, SyntaxErro
         // A stopped parse leaves state behind for resuming; we never resume.
         parser.reset();
         tree.ok_or(SyntaxError::TimedOut)
-    })?;
+    })
+}
 
+/// The definitions in a parsed text, each with the byte range of its name as written
+/// (`TokenBucket::refill` for a C++ method defined outside its class).
+pub fn definitions(
+    tree: &Tree,
+    text: &str,
+    language: Language,
+) -> Result<Vec<(Symbol, Range<usize>)>, SyntaxError> {
+    let query = language
+        .query()
+        .ok_or(SyntaxError::Unavailable(language.name()))?;
     let capture_names = query.capture_names();
     let mut cursor = QueryCursor::new();
     cursor.set_match_limit(MATCH_LIMIT);
@@ -161,11 +179,12 @@ pub fn symbols(text: &str, language: Language) -> Result<Vec<Symbol>, SyntaxErro
 
 /// Turns the definitions (sorted by start, outer first) into symbols with their
 /// containers.
-fn nest(text: &str, language: Language, found: Vec<Found>) -> Vec<Symbol> {
+fn nest(text: &str, language: Language, found: Vec<Found>) -> Vec<(Symbol, Range<usize>)> {
     let separator = language.separator();
     // The open containers: (end byte, node id, index into `symbols`).
     let mut stack: Vec<(usize, usize, usize)> = Vec::new();
     let mut symbols: Vec<Symbol> = Vec::with_capacity(found.len());
+    let mut names: Vec<Range<usize>> = Vec::with_capacity(found.len());
     for definition in found {
         // A container ends before this starts, or is this very node (`const a = () =>
         // 1, b = () => 2` declares two functions in one node, neither inside the other).
@@ -240,6 +259,7 @@ fn nest(text: &str, language: Language, found: Vec<Found>) -> Vec<Symbol> {
             container,
             depth,
         });
+        names.push(definition.name.byte_range());
         if kind.is_container() {
             stack.push((
                 definition.node.end_byte(),
@@ -248,7 +268,7 @@ fn nest(text: &str, language: Language, found: Vec<Found>) -> Vec<Symbol> {
             ));
         }
     }
-    symbols
+    symbols.into_iter().zip(names).collect()
 }
 
 /// The name, and the scope written in front of it (`TokenBucket::refill` defined

@@ -1,6 +1,8 @@
 //! Syntax: text and a language in, the definitions in it out (name, qualified name,
 //! kind, lines, signature, container), by tree-sitter with the official grammars and
-//! one tags-style query per language (`queries/*.scm`).
+//! one tags-style query per language (`queries/*.scm`); and, for `find_references`,
+//! which occurrences of a name are uses, definitions, or words in comments and strings
+//! (`references.rs`).
 //!
 //! Pure on purpose: it knows no LSP type, no index, no disk; the tools and the index
 //! hand it text. It never panics and never hangs: texts past `MAX_PARSE_BYTES` are
@@ -9,10 +11,12 @@
 
 mod extract;
 mod language;
+mod references;
 
 use std::time::Duration;
 
 pub use self::language::Language;
+pub use self::references::{scan_name, NameScan, Occurrence};
 
 /// Larger texts are not parsed (generated or minified code; a parse costs about
 /// linear time and memory in the size).

@@ -20,6 +20,19 @@ pub fn prefix_within(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+/// A count with thousands separators, as people read it: `6,712`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A position as the editor counts it: 0-based line, and a column in the negotiated
 /// encoding's code units.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]

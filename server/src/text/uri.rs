@@ -9,13 +9,15 @@ fn is_unreserved(byte: u8) -> bool {
 
 /// `file:///abs/path` for an absolute path.
 pub fn file_uri(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let mut out = String::with_capacity(text.len() + 8);
+    // The path's own bytes: a name that is not valid UTF-8 is percent-encoded as it is,
+    // so the editor opens that file (a lossy form would name another).
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut out = String::with_capacity(bytes.len() + 8);
     out.push_str("file://");
-    if !text.starts_with('/') {
+    if !bytes.starts_with(b"/") {
         out.push('/');
     }
-    for byte in text.bytes() {
+    for &byte in bytes {
         if is_unreserved(byte) {
             out.push(byte as char);
         } else {
@@ -43,8 +45,18 @@ pub fn path_from_file_uri(uri: &str) -> Option<PathBuf> {
             i += 1;
         }
     }
-    let path = String::from_utf8(decoded).ok()?;
-    Some(PathBuf::from(path))
+    path_from_bytes(decoded)
+}
+
+#[cfg(unix)]
+fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    String::from_utf8(bytes).ok().map(PathBuf::from)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::ToolOutput;
+use super::{Place, ToolOutput};
 use crate::syntax::{self, Language};
 use crate::workspace::Workspace;
 
@@ -19,14 +19,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
+    let workspace = &workspace.asking_editor();
     let resolved = workspace.resolve_readable(&args.path)?;
     if resolved.absolute.is_dir() {
         return Err(ToolError::IsDirectory(resolved.relative));
     }
     let path = resolved.relative.clone();
     Language::from_path(&path).ok_or_else(|| no_outline(&path))?;
-    // Through the workspace: the editor's (or the ACP client's) text when open.
-    let file = workspace.read_text(&resolved)?;
+    // Through the workspace: the editor's (or the ACP client's) text when open,
+    // redacted, so a signature never shows a secret.
+    let file = workspace.read_redacted(&resolved)?;
     let language = Language::of_file(&path, &file.text).ok_or_else(|| no_outline(&path))?;
     let symbols = syntax::symbols(&file.text, language)
         .map_err(|error| ToolError::Invalid(format!("cannot outline {path}: {error}")))?;
@@ -49,10 +51,28 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             )
         })
         .collect();
+    let places = symbols
+        .iter()
+        .take(MAX_LINES)
+        .map(|symbol| Place {
+            path: path.clone(),
+            line: symbol.line + 1,
+            end_line: symbol.end_line + 1,
+            symbol: Some(symbol.label.clone()),
+            excerpt: Some(symbol.signature.clone()),
+        })
+        .collect();
     let text = super::capped_lines(lines, MAX_LINES, |more| {
         format!("(… {more} more definitions; read_file the part you need)")
     });
-    Ok(ToolOutput::ok(text, format!("{path}: {count} definitions")))
+    Ok(ToolOutput::ok(
+        text,
+        format!(
+            "{path}: {count} definition{}",
+            if count == 1 { "" } else { "s" }
+        ),
+    )
+    .with_places(places))
 }
 
 /// The error for a file whose language has no outline: names its extension and the

@@ -32,12 +32,18 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let name_only = !pattern.contains('/');
     let found = Mutex::new(Vec::new());
     let sandbox = &workspace.sandbox;
+    let unreached = walk::Unreached::default();
     walk::builder(sandbox.root()).build_parallel().run(|| {
         let found = &found;
         let matcher = &matcher;
+        let unreached = &unreached;
         Box::new(move |entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    unreached.note(sandbox, &error);
+                    return WalkState::Continue;
+                }
             };
             if entry.depth() == 0 || !walk::admits(sandbox, &entry) || !walk::is_file(&entry) {
                 return WalkState::Continue;
@@ -75,14 +81,14 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     found.dedup();
     let total = found.len();
     if total == 0 {
-        return Ok(ToolOutput::ok(
-            format!("(no files match {pattern})"),
-            format!("{pattern}: no files"),
-        ));
+        let mut out = format!("(no files match {pattern})\n");
+        super::push_unreached(&mut out, &unreached);
+        return Ok(ToolOutput::ok(out, format!("{pattern}: no files")));
     }
-    let out = super::capped_lines(found, MAX_RESULTS, |more| {
+    let mut out = super::capped_lines(found, MAX_RESULTS, |more| {
         format!("({more} more files match; use a narrower pattern)")
     });
+    super::push_unreached(&mut out, &unreached);
     Ok(ToolOutput::ok(out, format!("{total} files")))
 }
 

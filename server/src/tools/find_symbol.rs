@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::ToolOutput;
+use super::{Place, ToolOutput};
 use crate::index::{IndexedSymbol, RetrievalIndex};
 use crate::syntax::{self, Symbol, SymbolKind};
 use crate::workspace::read::read_index_text;
@@ -125,6 +125,17 @@ pub fn run(
             )
         })
         .collect();
+    let places = matches
+        .iter()
+        .take(MAX_RESULTS)
+        .map(|hit| Place {
+            path: hit.path.clone(),
+            line: hit.symbol.line + 1,
+            end_line: hit.symbol.end_line + 1,
+            symbol: Some(hit.symbol.qualified_name.clone()),
+            excerpt: Some(hit.symbol.signature.clone()),
+        })
+        .collect();
     let mut text = super::capped_lines(lines, MAX_RESULTS, |more| {
         format!(
             "(… {more} more definitions; give a longer name, a container (`Type.name`) or a kind)"
@@ -135,8 +146,12 @@ pub fn run(
     }
     Ok(ToolOutput::ok(
         text,
-        format!("{query}: {count} definitions"),
-    ))
+        format!(
+            "{query}: {count} definition{}",
+            if count == 1 { "" } else { "s" }
+        ),
+    )
+    .with_places(places))
 }
 
 fn parse(args: &Args) -> Result<Wanted, ToolError> {

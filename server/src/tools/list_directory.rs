@@ -4,8 +4,8 @@ use serde::Deserialize;
 
 use super::error::ToolError;
 use super::ToolOutput;
-use crate::workspace::walk;
 use crate::workspace::Workspace;
+use crate::workspace::{path_form, walk};
 
 const MAX_ENTRIES: usize = 1000;
 
@@ -22,15 +22,21 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         return Err(ToolError::NotDirectory(resolved.relative));
     }
     let mut entries = Vec::new();
-    for entry in walk::builder(&resolved.absolute)
-        .max_depth(Some(1))
-        .build()
-        .flatten()
-    {
+    let unreached = walk::Unreached::default();
+    for entry in walk::builder(&resolved.absolute).max_depth(Some(1)).build() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                unreached.note(&workspace.sandbox, &error);
+                continue;
+            }
+        };
         if entry.depth() == 0 || !walk::admits(&workspace.sandbox, &entry) {
             continue;
         }
-        let name = entry.file_name().to_string_lossy().into_owned();
+        // The shown form: a name with a newline or odd bytes stays on its line, and read_file
+        // accepts it back.
+        let name = path_form::shown(entry.file_name());
         if entry.path().is_dir() {
             entries.push(format!("{name}/"));
         } else {
@@ -45,13 +51,15 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         resolved.relative.clone()
     };
     if total == 0 {
-        return Ok(ToolOutput::ok(
-            format!("({shown} is empty)"),
-            format!("{shown}: empty"),
-        ));
+        let mut out = format!("({shown} is empty)");
+        if let Some(note) = unreached.note_line() {
+            out = format!("({shown} shows no entries)\n{note}");
+        }
+        return Ok(ToolOutput::ok(out, format!("{shown}: empty")));
     }
-    let out = super::capped_lines(entries, MAX_ENTRIES, |more| {
+    let mut out = super::capped_lines(entries, MAX_ENTRIES, |more| {
         format!("({more} more entries not shown; use find_files with a glob to narrow down)")
     });
+    super::push_unreached(&mut out, &unreached);
     Ok(ToolOutput::ok(out, format!("{total} entries")))
 }

@@ -6,15 +6,17 @@
 
 pub mod answer;
 pub mod error;
+pub mod external;
 pub mod file_outline;
 pub mod find_files;
+pub mod find_references;
 pub mod find_symbol;
 pub mod list_directory;
 pub mod list_open_buffers;
 pub mod propose_edit;
 pub mod read_file;
 pub mod read_open_buffer;
-pub mod redact;
+mod references_scope;
 pub mod schemas;
 pub mod search_code;
 
@@ -37,6 +39,24 @@ pub struct ToolOutput {
     pub summary: String,
     /// Set by `propose_edit`.
     pub edit: Option<ProposedEdit>,
+    /// The places the text lists, for front ends that show them as data (MCP's
+    /// `structuredContent`): set by the finders (`search_code`, `find_symbol`,
+    /// `find_references`, `file_outline`); empty for the other tools and for errors.
+    pub places: Vec<Place>,
+}
+
+/// One place a finder's result names (the same place as its text line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Workspace-relative, `/` separators.
+    pub path: String,
+    /// 1-based, inclusive.
+    pub line: usize,
+    pub end_line: usize,
+    /// The definition there, in the language's notation.
+    pub symbol: Option<String>,
+    /// The line (or signature) the text shows.
+    pub excerpt: Option<String>,
 }
 
 impl ToolOutput {
@@ -46,6 +66,7 @@ impl ToolOutput {
             ok: true,
             summary,
             edit: None,
+            places: Vec::new(),
         }
     }
 
@@ -55,7 +76,13 @@ impl ToolOutput {
             ok: false,
             summary: error.to_string(),
             edit: None,
+            places: Vec::new(),
         }
+    }
+
+    fn with_places(mut self, places: Vec<Place>) -> ToolOutput {
+        self.places = places;
+        self
     }
 
     fn with_edit(mut self, edit: ProposedEdit) -> ToolOutput {
@@ -76,6 +103,17 @@ fn capped_lines(items: Vec<String>, max: usize, more: impl Fn(usize) -> String) 
     out
 }
 
+/// Appends the walk's note on what it could not reach, when it missed anything.
+fn push_unreached(out: &mut String, unreached: &crate::workspace::walk::Unreached) {
+    if let Some(note) = unreached.note_line() {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&note);
+        out.push('\n');
+    }
+}
+
 /// Names of every tool the model can call.
 pub fn names() -> Vec<String> {
     schemas::all().into_iter().map(|spec| spec.name).collect()
@@ -89,7 +127,7 @@ pub fn run(name: &str, arguments: &str, workspace: &Workspace) -> ToolOutput {
 
 /// Whether a tool answers from the workspace index (the others never touch it).
 pub fn uses_index(name: &str) -> bool {
-    name == "find_symbol"
+    matches!(name, "find_symbol" | "find_references")
 }
 
 /// `run`, with the workspace index for the tools that use it (`find_symbol` answers
@@ -106,6 +144,9 @@ pub fn run_with_index(
         "search_code" => parse(name, arguments).and_then(|a| search_code::run(a, workspace)),
         "find_files" => parse(name, arguments).and_then(|a| find_files::run(a, workspace)),
         "find_symbol" => parse(name, arguments).and_then(|a| find_symbol::run(a, workspace, index)),
+        "find_references" => {
+            parse(name, arguments).and_then(|a| find_references::run(a, workspace, index))
+        }
         "file_outline" => parse(name, arguments).and_then(|a| file_outline::run(a, workspace)),
         "list_open_buffers" => {
             parse::<Value>(name, arguments).map(|_| list_open_buffers::run(workspace))
@@ -121,8 +162,18 @@ pub fn run_with_index(
     };
     let mut output = result.unwrap_or_else(|error| ToolOutput::error(&error));
     // The one place tool output is made: secrets in files never go further.
-    if let std::borrow::Cow::Owned(redacted) = redact::redact(&output.text) {
+    if let std::borrow::Cow::Owned(redacted) = crate::workspace::redact::redact(&output.text) {
         output.text = redacted;
+    }
+    for place in &mut output.places {
+        for text in [&mut place.excerpt, &mut place.symbol]
+            .into_iter()
+            .flatten()
+        {
+            if let std::borrow::Cow::Owned(redacted) = crate::workspace::redact::redact(text) {
+                *text = redacted;
+            }
+        }
     }
     output
 }
@@ -165,7 +216,7 @@ pub fn progress_label(name: &str, arguments: &str) -> String {
             })
         }
         "propose_edit" | "file_outline" => text("path"),
-        "find_symbol" => text("name"),
+        "find_symbol" | "find_references" => text("name"),
         _ => None,
     };
     match main {

@@ -90,7 +90,18 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         ));
     }
     let file = workspace.read_text(&resolved)?;
-    let occurrences = file.text.matches(&args.old_text).count();
+    // `old_text` is matched against the text the model was shown, not the real one:
+    // otherwise "does not occur" against "occurs once" would tell the model, a guess at
+    // a time, what a redacted secret is. It must also occur in the real text, where
+    // the edit applies: old_text holding a marker cannot.
+    let shown = crate::workspace::redact::redact(&file.text);
+    if shown.contains(&args.old_text) && !file.text.contains(&args.old_text) {
+        return Err(ToolError::Invalid(format!(
+            "old_text holds redacted text ([redacted: …]) from {}; a line holding a secret cannot be edited, choose old_text around it",
+            resolved.relative
+        )));
+    }
+    let occurrences = shown.matches(&args.old_text).count();
     match occurrences {
         1 => {}
         0 => {
@@ -106,8 +117,9 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             )))
         }
     }
-    let offset = file.text.find(&args.old_text).unwrap_or(0);
-    let start_line = 1 + count_line_breaks(&file.text[..offset]);
+    // Redaction keeps lines, so the line found in the shown text is the real one.
+    let offset = shown.find(&args.old_text).unwrap_or(0);
+    let start_line = 1 + count_line_breaks(&shown[..offset]);
     let end_line = start_line + count_line_breaks(args.old_text.trim_end_matches(['\n', '\r']));
     let version = match file.source {
         TextSource::Editor { version, .. } => Some(version),

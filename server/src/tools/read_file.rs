@@ -11,7 +11,7 @@ pub const WINDOW_LINES: usize = 400;
 /// Longer lines are cut so one minified line cannot fill the model's context.
 const MAX_LINE_CHARS: usize = 1000;
 /// A window stops early past this many bytes (400 long lines would still be too many).
-const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,11 +22,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
+    let workspace = &workspace.asking_editor();
     let resolved = workspace.resolve_readable(&args.path)?;
     if resolved.absolute.is_dir() {
         return Err(ToolError::IsDirectory(resolved.relative));
     }
-    let file = workspace.read_text(&resolved)?;
+    let file = workspace.read_redacted(&resolved)?;
     let text = render(
         &resolved.relative,
         &file,

@@ -8,6 +8,7 @@ use crate::workspace::Workspace;
 pub use super::read_file::Args;
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
+    let workspace = &workspace.asking_editor();
     let resolved = workspace.sandbox.resolve_allow_missing(&args.path)?;
     if workspace.open_document(&resolved.absolute).is_none() {
         return Err(ToolError::Invalid(format!(
@@ -16,7 +17,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         )));
     }
     // Open, so this is the editor's text.
-    let file = workspace.read_text(&resolved)?;
+    let file = workspace.read_redacted(&resolved)?;
     super::read_file::render(
         &resolved.relative,
         &file,

@@ -113,6 +113,31 @@ search_code. Examples: {"name": "TokenBucket"}, {"name": "TokenBucket.refill"},
             }),
         ),
         spec(
+            "find_references",
+            r#"
+Find the uses of an identifier outside its definitions: who calls a function, who
+constructs or names a type, who reads a constant. `name` is the exact identifier,
+case-sensitive (no prefix matching); a qualified form `Container.name` or
+`Container::name` keeps the uses that resolve to that container's definition as far as
+the text shows (`Container::name`, `self.name` inside it; a use through a value only when
+no other container defines the name). Words in comments and strings are left out in
+Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C and C++; files open in the editor are
+read in their current text. Optional `path` (a file or directory) narrows the search. One
+`path:line: text` line per use, files that define the name first, at most 100, then a
+count. Use it instead of search_code when you know the name and want its callers or
+users. Examples: {"name": "refill"}, {"name": "TokenBucket.refill"},
+{"name": "parse_config", "path": "src"}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The identifier, exact and case-sensitive, optionally after its container: refill, TokenBucket.refill, TokenBucket::refill."},
+                    "path": {"type": "string", "description": "File or directory to search, relative to the workspace root. Default: the whole workspace."}
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
             "file_outline",
             r#"
 The definitions in one source file, by its syntax: one per line, nested by two spaces per

@@ -1,6 +1,8 @@
 //! `search_code`: ripgrep's searcher over the workspace, open documents searched in
-//! their editor text, at most 100 matching lines shown.
+//! their editor text, at most 100 matching lines shown; what is searched and shown is
+//! the redacted text.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -12,9 +14,11 @@ use ignore::WalkState;
 use serde::Deserialize;
 
 use super::error::ToolError;
-use super::ToolOutput;
+use super::{Place, ToolOutput};
+use crate::workspace::read::read_bounded;
+use crate::workspace::redact::redact;
 use crate::workspace::walk;
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, MAX_READ_BYTES};
 
 pub const MAX_MATCHES: usize = 100;
 /// A matching line is shown up to this many chars.
@@ -52,15 +56,21 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         .build(&args.pattern)
         .map_err(|e| ToolError::Invalid(format!("invalid regex: {e}")))?;
 
-    // Open documents are searched in their editor text, not on disk.
+    // Open documents are searched in their editor text, not on disk, redacted as the
+    // model would be shown it.
     let open: HashMap<PathBuf, String> = workspace
         .open_documents()
         .into_iter()
-        .map(|doc| (doc.path, doc.rope.to_string()))
+        .map(|doc| {
+            let text = doc.rope.to_string();
+            let shown = redact(&text).into_owned();
+            (doc.path, shown)
+        })
         .collect();
 
     let results = Mutex::new(Vec::new());
     let sandbox = &workspace.sandbox;
+    let unreached = walk::Unreached::default();
     let mut visited_open = Vec::new();
     if scope.absolute.is_file() {
         let relative = || Some(scope.relative.clone());
@@ -83,12 +93,17 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             let results = &results;
             let matcher = &matcher;
             let open = &open;
+            let unreached = &unreached;
             // One searcher per walker thread, as ripgrep does: building one zeroes a
             // 64 KiB line buffer, which per file was the largest cost after reading.
             let mut searcher = searcher();
             Box::new(move |entry| {
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(error) => {
+                        unreached.note(sandbox, &error);
+                        return WalkState::Continue;
+                    }
                 };
                 if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
                     return WalkState::Continue;
@@ -130,7 +145,9 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         }
     }
     results.sort_by(|a, b| a.relative.cmp(&b.relative));
-    Ok(render(&args.pattern, results))
+    let mut output = render(&args.pattern, results);
+    super::push_unreached(&mut output.text, &unreached);
+    Ok(output)
 }
 
 fn searcher() -> Searcher {
@@ -173,8 +190,26 @@ fn search_one(
     if found.count == 0 {
         return None;
     }
-    found.relative = relative()?;
+    let relative = relative()?;
+    // A file that matched is searched again in its redacted text when it holds a
+    // secret: a hit is shown as the model may see its line (a key body line emptied
+    // from the block's BEGIN, which the hit's line alone does not show), and a pattern
+    // that matched only inside a secret finds nothing, so no search tells what a
+    // redacted value is.
+    if let Some(shown) = redacted_text(path) {
+        return search_text(matcher, shown.as_bytes(), &relative);
+    }
+    found.relative = relative;
     Some(found)
+}
+
+/// A file's text redacted, when redaction changes it (`None`: its raw hits stand).
+fn redacted_text(path: &std::path::Path) -> Option<String> {
+    let bytes = read_bounded(path, MAX_READ_BYTES).ok()??;
+    match redact(&String::from_utf8_lossy(&bytes)) {
+        Cow::Owned(shown) => Some(shown),
+        Cow::Borrowed(_) => None,
+    }
 }
 
 fn search_text(matcher: &RegexMatcher, text: &[u8], relative: &str) -> Option<FileMatches> {
@@ -217,6 +252,7 @@ fn render(pattern: &str, results: Vec<FileMatches>) -> ToolOutput {
         return ToolOutput::ok(format!("(no matches for {pattern})"), "no matches".into());
     }
     let mut out = String::new();
+    let mut places = Vec::new();
     let mut shown = 0;
     for file in &results {
         for (line, text) in &file.lines {
@@ -224,6 +260,13 @@ fn render(pattern: &str, results: Vec<FileMatches>) -> ToolOutput {
                 break;
             }
             out.push_str(&format!("{}:{}: {}\n", file.relative, line, text));
+            places.push(Place {
+                path: file.relative.clone(),
+                line: *line as usize,
+                end_line: *line as usize,
+                symbol: None,
+                excerpt: Some(text.clone()),
+            });
             shown += 1;
         }
     }
@@ -239,7 +282,7 @@ fn render(pattern: &str, results: Vec<FileMatches>) -> ToolOutput {
         counted(total, "match", "matches"),
         counted(files, "file", "files")
     );
-    ToolOutput::ok(out, summary)
+    ToolOutput::ok(out, summary).with_places(places)
 }
 
 /// `1 file`, `2 files`: summaries are read by people.

@@ -9,6 +9,8 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use super::path_form;
+
 /// Why a path was refused. The `Display` text is what the model sees after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SandboxError {
@@ -86,7 +88,13 @@ impl Sandbox {
         let trimmed = user_path.trim();
         let shown = display_path(trimmed);
         let requested = if trimmed.is_empty() { "." } else { trimmed };
-        let requested = Path::new(requested);
+        // Listings show names that are not valid UTF-8 or hold control characters in
+        // an escaped form (`caf\xe9.txt`): it is accepted back here.
+        let requested = path_form::decode(requested);
+        if requested.as_os_str().as_encoded_bytes().contains(&0) {
+            return Err(SandboxError::NulByte);
+        }
+        let requested = requested.as_path();
         // The model sometimes writes workspace paths with a leading `./` or as absolute
         // paths inside the root; both are fine. Anything else absolute is checked below.
         let joined = if requested.is_absolute() {
@@ -229,18 +237,13 @@ fn canonicalize_allow_missing(path: &Path) -> Option<PathBuf> {
     }
 }
 
+/// The shown form (path_form.rs): `/`-separated, odd bytes escaped; `.` for the root.
 fn relative_string(relative: &Path) -> String {
-    let parts: Vec<String> = relative
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    if parts.is_empty() {
+    let shown = path_form::shown_path(relative);
+    if shown.is_empty() {
         ".".to_string()
     } else {
-        parts.join("/")
+        shown
     }
 }
 

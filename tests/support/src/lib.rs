@@ -3,4 +3,6 @@
 
 pub mod fake_provider;
 pub mod lsp_client;
+pub mod process;
+pub mod secrets;
 pub mod workspace;

@@ -167,6 +167,30 @@ local function write(buf, lines, reset)
   )
 end
 
+--- Scrolls a window of the thread up when it shows empty rows (`~`) below the last line
+--- while lines above its top are hidden: replacing a long thread by a short one (a new
+--- question asked from inside it) would otherwise leave only the prompt's last line on
+--- screen, its top past everything the new thread holds. The cursor stays where it is:
+--- scrolling up to fill rows never hides it.
+---@param win integer
+local function fill_window(win)
+  vim.api.nvim_win_call(win, function()
+    local top = vim.fn.line('w0')
+    if top <= 1 then
+      return
+    end
+    local height = vim.api.nvim_win_get_height(win)
+    if vim.api.nvim_win_text_height(win, { start_row = top - 1 }).all >= height then
+      return
+    end
+    local view = vim.fn.winsaveview()
+    -- The last line at the bottom of the window: as many lines above it as fit.
+    vim.cmd('keepjumps normal! Gzb')
+    view.topline = vim.fn.line('w0')
+    vim.fn.winrestview(view)
+  end)
+end
+
 --- 'foldexpr' of the thread window.
 ---@param lnum integer
 ---@return string
@@ -304,6 +328,35 @@ function M.render(ask, open)
   end
   update_folds(buf, out.folds)
   if (open and not was_open) or (reset and is_open()) then
+    cursor_to_prompt()
+  end
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    fill_window(win)
+  end
+end
+
+--- Empties the thread (:CopilotClear): what was forgotten leaves the screen too, and a
+--- question typed at the bottom next starts a new conversation.
+function M.clear()
+  M.thread = nil
+  M.shown = nil
+  M.targets = {}
+  M.edit_rows = {}
+  M.fold_levels = {}
+  fold_signature = ''
+  if not (M.bufnr and vim.api.nvim_buf_is_valid(M.bufnr)) then
+    return
+  end
+  local lines = render.cleared()
+  write(M.bufnr, lines, true)
+  vim.bo[M.bufnr].modified = false
+  for _, win in ipairs(vim.fn.win_findbuf(M.bufnr)) do
+    vim.api.nvim_win_call(win, function()
+      vim.cmd('silent! normal! zx')
+    end)
+    fill_window(win)
+  end
+  if is_open() then
     cursor_to_prompt()
   end
 end

@@ -36,6 +36,9 @@ local M = {}
 M.last = nil
 ---@type copilot_ls.Ask? the last ask with a result: the server's diagnostics are its
 M.current_answer = nil
+---@type {bufnr: integer, source_win: integer}? where the last ask came from, kept by
+--- :CopilotClear (which forgets the ask itself)
+M.origin = nil
 -- partialResultToken -> the ask streaming on it
 local partials = {}
 
@@ -285,9 +288,11 @@ function M.send(question, opts)
     return nil
   end
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  -- The ask before, or (after :CopilotClear) where it was asked from.
+  local previous = M.last or M.origin
   if bufnr == answer.bufnr then
     -- Asking from the answer window is about the previous document, not this scratch.
-    bufnr = M.last and M.last.bufnr or bufnr
+    bufnr = previous and previous.bufnr or bufnr
   end
   local client, err = client_mod.get(bufnr)
   if not client then
@@ -311,7 +316,7 @@ function M.send(question, opts)
 
   local source_win = vim.api.nvim_get_current_win()
   if source_win == answer.winid then
-    source_win = M.last and M.last.source_win or source_win
+    source_win = previous and previous.source_win or source_win
   end
 
   ---@type copilot_ls.Ask
@@ -387,18 +392,23 @@ end
 --- Cancels the running ask (:CopilotStop). The server answers -32800, which Neovim's RPC
 --- layer swallows: the ask simply ends, with no error for the user.
 ---@return boolean stopped
-function M.stop()
-  local ask = M.last
-  if not (ask and ask.status == 'waiting') then
-    vim.notify('copilot-ls: no question is running', vim.log.levels.INFO)
-    return false
-  end
+---@param ask copilot_ls.Ask a running ask
+local function cancel(ask)
   ask.status = 'cancelled'
   local client = ask.client_id and vim.lsp.get_client_by_id(ask.client_id)
   if client and ask.request_id then
     client:cancel_request(ask.request_id)
   end
   ask.request_id = nil
+end
+
+function M.stop()
+  local ask = M.last
+  if not (ask and ask.status == 'waiting') then
+    vim.notify('copilot-ls: no question is running', vim.log.levels.INFO)
+    return false
+  end
+  cancel(ask)
   answer.render(ask)
   return true
 end
@@ -419,15 +429,22 @@ function M.clear(bufnr)
       end
     end, bufnr)
   end
-  if M.last and M.last.status ~= 'waiting' then
-    -- The next :CopilotFollowUp starts afresh, as the server forgot this conversation.
-    M.last.conversation_id = new_id('conversation')
+  if M.last and M.last.status == 'waiting' then
+    -- Its reply would belong to the conversation being forgotten.
+    cancel(M.last)
   end
   if M.current_answer then
     -- Its diagnostics are gone: its citations keep their last lines, its edits are over.
     M.current_answer.cleared = true
-    answer.refresh()
   end
+  -- The next question, :CopilotFollowUp or typed at the bottom, starts a new
+  -- conversation in a new thread: the server forgot this one, so the screen does too.
+  if M.last then
+    M.origin = { bufnr = M.last.bufnr, source_win = M.last.source_win }
+  end
+  M.last = nil
+  M.current_answer = nil
+  answer.clear()
 end
 
 return M

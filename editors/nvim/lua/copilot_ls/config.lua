@@ -3,6 +3,9 @@
 local M = {}
 
 M.server_name = 'copilot_ls'
+-- The section of `workspace/didChangeConfiguration` the server reads (it also reads the
+-- older `copilot`): named after the product, never to be taken for GitHub Copilot's.
+M.settings_section = 'copilot-ls'
 
 -- The server's own settings, with the exact names of PROTOCOL.md section 2. They are
 -- only sent when set: a key left out keeps the server's value (its default or the
@@ -371,7 +374,7 @@ function M.lsp_config(options)
     cmd = M.cmd(options),
     cmd_env = M.cmd_env(options),
     init_options = M.server_settings(options),
-    settings = { copilot = M.server_settings(options) },
+    settings = { [M.settings_section] = M.server_settings(options) },
   }
 end
 

@@ -31,6 +31,83 @@ local function text_edit_of(edit)
   return edits and edits[1], creates
 end
 
+--- The model's old and new text of a SuggestedEdit, from the propose_edit step that made
+--- it: by path and title, else (each successful call makes one edit) by order.
+---@param ask table
+---@param index integer
+---@return {old: string, new: string}?
+local function proposed(ask, index)
+  local edit = edit_of(ask, index)
+  local proposals = vim.tbl_filter(function(step)
+    return step.tool == 'propose_edit' and step.ok ~= false and type(step.arguments) == 'table'
+  end, ask.result and ask.result.steps or {})
+  local named = vim.tbl_filter(function(step)
+    return step.arguments.path == edit.path and step.arguments.title == edit.title
+  end, proposals)
+  local step = #named == 1 and named[1]
+    or (#proposals == #ask.result.edits and proposals[index])
+    or nil
+  local args = step and step.arguments
+  if args and type(args.old_text) == 'string' and type(args.new_text) == 'string' then
+    return { old = args.old_text, new = args.new_text }
+  end
+  return nil
+end
+
+---@param haystack string
+---@param needle string
+---@return integer
+local function count(haystack, needle)
+  local n, init = 0, 1
+  while needle ~= '' do
+    local s, e = haystack:find(needle, init, true)
+    if not s then
+      break
+    end
+    n, init = n + 1, e + 1
+  end
+  return n
+end
+
+---@param uri string
+---@return string[]
+local function document_lines(uri)
+  local buf = track.buffer_of(uri)
+  local fname = vim.uri_to_fname(uri)
+  if buf and vim.api.nvim_buf_is_loaded(buf) then
+    return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  end
+  if vim.fn.filereadable(fname) == 1 then
+    return vim.fn.readfile(fname)
+  end
+  return {}
+end
+
+--- Whether the document shows the edit applied, by the server's own rule (it retires an
+--- edit so): its old text gone and its new text there, or, for a new text that holds the
+--- old (a comment added above a line), the new text standing around the old.
+---@param ask table
+---@param index integer
+---@return boolean
+local function applied_in_document(ask, index)
+  local edit = edit_of(ask, index)
+  local texts = edit and proposed(ask, index)
+  if not texts or texts.old == '' then
+    return false
+  end
+  local text = table.concat(document_lines(edit.uri), '\n') .. '\n'
+  local olds = count(text, texts.old)
+  if olds == 0 then
+    return text:find(texts.new, 1, true) ~= nil
+  end
+  local inner = texts.new:find(texts.old, 1, true)
+  if olds == 1 and inner then
+    local from = text:find(texts.old, 1, true) - inner + 1
+    return from >= 1 and text:sub(from, from + #texts.new - 1) == texts.new
+  end
+  return false
+end
+
 --- The edit's state and its current 1-based line.
 ---@param ask table
 ---@param index integer
@@ -49,7 +126,10 @@ function M.state(ask, index)
     return 'withdrawn', lnum
   end
   if not track.is_current(ask) then
-    return 'withdrawn', lnum
+    -- A newer answer's diagnostics replaced this one's; an edit applied before that
+    -- still reads so.
+    local applied = state == 'seen' and applied_in_document(ask, index)
+    return applied and 'applied' or 'withdrawn', ask.edit_lines and ask.edit_lines[index] or lnum
   end
   ask.edit_lines = ask.edit_lines or {}
   local d = track.edit_diagnostic(edit)
@@ -61,28 +141,17 @@ function M.state(ask, index)
     ask.edit_anchors[index] = ask.edit_anchors[index] or d.lnum
     return 'offered', d.lnum + 1
   end
-  -- Gone after it was seen: the server withdrew it (its text changed, or it was applied
-  -- and undone; an applied edit is never offered again). Never seen: its diagnostic may
-  -- simply not have arrived yet.
+  -- Gone after it was seen: the server withdrew it, because it was applied (here, with
+  -- vim.lsp.buf.code_action() or by hand: the document says so) or its text changed (an
+  -- applied edit that was undone is never offered again either). Never seen: its
+  -- diagnostic may simply not have arrived yet.
   if state == 'seen' then
-    return 'withdrawn', ask.edit_lines[index] or lnum
+    return applied_in_document(ask, index) and 'applied' or 'withdrawn',
+      ask.edit_lines[index] or lnum
   end
   return 'offered', lnum
 end
 
----@param uri string
----@return string[]
-local function document_lines(uri)
-  local buf = track.buffer_of(uri)
-  local fname = vim.uri_to_fname(uri)
-  if buf and vim.api.nvim_buf_is_loaded(buf) then
-    return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  end
-  if vim.fn.filereadable(fname) == 1 then
-    return vim.fn.readfile(fname)
-  end
-  return {}
-end
 
 ---@param line string
 ---@param character integer
@@ -163,6 +232,29 @@ local function notify(message, level)
   vim.notify('copilot-ls: ' .. message, level or vim.log.levels.INFO)
 end
 
+--- The WorkspaceEdit without its change annotations. The server marks its edits
+--- `needsConfirmation` for clients that apply them unseen; `ga` comes after the thread
+--- showed the diff, so it is the confirmation, and Neovim asking again ("Apply all
+--- changes?", then an "Applied changes" message waiting for Enter) would only repeat it.
+---@param workspace_edit table
+---@return table
+local function without_confirmation(workspace_edit)
+  local copy = vim.deepcopy(workspace_edit)
+  copy.changeAnnotations = nil
+  for _, change in ipairs(copy.documentChanges or {}) do
+    change.annotationId = nil
+    for _, text_edit in ipairs(change.edits or {}) do
+      text_edit.annotationId = nil
+    end
+  end
+  for _, text_edits in pairs(copy.changes or {}) do
+    for _, text_edit in ipairs(text_edits) do
+      text_edit.annotationId = nil
+    end
+  end
+  return copy
+end
+
 --- Accepts a suggested edit: asks the server for the code action at the edit's current
 --- place and applies its WorkspaceEdit. Calls done(ok) once it is over.
 ---@param ask table
@@ -223,11 +315,21 @@ function M.accept(ask, index, done)
       notify('the server no longer offers this edit: its text changed', vim.log.levels.WARN)
       return done(false)
     end
+    local tick = vim.api.nvim_buf_get_changedtick(bufnr)
     if action.edit then
-      vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding)
+      vim.lsp.util.apply_workspace_edit(without_confirmation(action.edit), client.offset_encoding)
     end
     if action.command then
       client:exec_cmd(action.command, { bufnr = bufnr })
+    end
+    -- Applied only when the document changed (Neovim skips an edit made for an older
+    -- version of the buffer, for one).
+    if
+      not vim.api.nvim_buf_is_valid(bufnr)
+      or vim.api.nvim_buf_get_changedtick(bufnr) == tick
+    then
+      notify('the edit was not applied; the buffer is unchanged', vim.log.levels.WARN)
+      return done(false)
     end
     ask.edit_states[index] = 'applied'
     done(true)

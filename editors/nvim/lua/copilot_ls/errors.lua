@@ -37,7 +37,8 @@ local fixes = {
     end,
   },
   {
-    { 'timed out', 'timeout' },
+    -- The server says `provider did not answer within 120 s (…)`.
+    { 'timed out', 'timeout', 'did not answer within' },
     function()
       return 'raise setup({ requestTimeoutSecs = ... }) or try a faster model'
     end,

@@ -116,11 +116,19 @@ end
 
 local function check_provider(options)
   local provider, source = effective_provider(options)
-  if provider == 'none' then
+  if provider == 'none' and source:find('^default') then
     health.warn('provider: none, from ' .. source .. '; answers only list relevant places', {
       'Set ANTHROPIC_API_KEY or OPENAI_API_KEY',
       'or setup({ provider = "openai", baseUrl = "http://127.0.0.1:11434/v1", model = "..." })',
     })
+    return provider
+  elseif provider == 'none' then
+    -- Chosen on purpose: no key to set, nothing to probe.
+    health.ok(
+      'provider: none (from '
+        .. source
+        .. '): no model is called; answers list the places the server finds'
+    )
     return provider
   end
   if provider ~= 'openai' and provider ~= 'anthropic' then

@@ -31,7 +31,7 @@ function M.setup(opts)
 
   -- A running server gets the new settings now (PROTOCOL.md section 2: later wins).
   for _, client in ipairs(vim.lsp.get_clients({ name = config.server_name })) do
-    client.settings = { copilot = config.server_settings(options) }
+    client.settings = { [config.settings_section] = config.server_settings(options) }
     client:notify('workspace/didChangeConfiguration', { settings = client.settings })
   end
 
@@ -89,7 +89,7 @@ local function ask_or_prompt(question, opts)
   end
   -- Capture the buffer now: the prompt may change what is current.
   opts.bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
-  vim.ui.input({ prompt = opts.follow_up and 'Follow-up: ' or 'Ask Copilot: ' }, function(input)
+  vim.ui.input({ prompt = opts.follow_up and 'copilot-ls follow-up: ' or 'Ask copilot-ls: ' }, function(input)
     if input and vim.trim(input) ~= '' then
       require('copilot_ls.ask').send(vim.trim(input), opts)
     end

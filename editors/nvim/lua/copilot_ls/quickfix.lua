@@ -27,7 +27,7 @@ end
 ---@param ask table
 ---@return string
 local function title_of(ask)
-  return 'Copilot: ' .. (render.split_lines(ask.question)[1] or '')
+  return 'copilot-ls: ' .. (render.split_lines(ask.question)[1] or '')
 end
 
 --- Puts the citations of a finished ask in a new quickfix list. ' ' pushes a new list,

@@ -44,6 +44,14 @@ function M.step_line(step)
   end
   local line = '- ' .. label
   local summary = type(step.summary) == 'string' and split_lines(vim.trim(step.summary))[1] or ''
+  -- The server's summaries often restate the argument (`src/a.py:1-40`, `X: 3
+  -- definitions`): say it once.
+  local shown = label:match('^[^:]+: (.*)$')
+  if shown and summary == shown then
+    summary = ''
+  elseif shown and vim.startswith(summary, shown .. ': ') then
+    summary = summary:sub(#shown + 3)
+  end
   if summary ~= '' then
     line = line .. ' — ' .. summary
   end
@@ -112,10 +120,69 @@ end
 ---@field folds {[1]: integer, [2]: integer, turn: table}[] 1-based inclusive row ranges
 ---@field edits table<integer, {ask: table, index: integer}> 1-based row -> the edit it shows
 
+-- Why an ask stopped early, in words; a no-model answer says so itself.
+local stop_notes = {
+  max_steps = '_Stopped: the step limit (maxSteps) was reached before a final answer._',
+  cancelled = '_Cancelled._',
+}
+
+--- `text` with each `path:N` or `path:N-M` mention of a cited file that falls inside a
+--- citation's lines moved by as many lines as that citation has moved since the answer
+--- (`now(i)` gives citation i's lines now: the server's republished diagnostics, the same
+--- positions the citations list, <CR> and the quickfix list use). Other mentions stay.
+---@param text string
+---@param citations table[] the AskResult's citations
+---@param now fun(i: integer): {lnum: integer, end_lnum: integer, gone: boolean}?
+---@return string
+function M.follow_mentions(text, citations, now)
+  if #citations == 0 then
+    return text
+  end
+  local by_path = {}
+  for i, c in ipairs(citations) do
+    if c.path and c.verified ~= false then
+      by_path[c.path] = by_path[c.path] or {}
+      table.insert(by_path[c.path], i)
+    end
+  end
+  --- The citation holding line `lnum` of `path` (the narrowest), and how far it moved.
+  local function shift(path, lnum)
+    local best, best_span
+    for _, i in ipairs(by_path[path] or {}) do
+      local c = citations[i]
+      local last = math.max(c.line, c.endLine or c.line)
+      if lnum >= c.line and lnum <= last and (not best_span or last - c.line < best_span) then
+        best, best_span = i, last - c.line
+      end
+    end
+    local at = best and now(best)
+    if not at or at.gone then
+      return 0
+    end
+    return at.lnum - citations[best].line
+  end
+  return (
+    text:gsub('([%w_%.%-/]+):(%d+)(%-?)(%d*)', function(path, first, dash, last)
+      if not by_path[path] then
+        return nil
+      end
+      local delta = shift(path, tonumber(first))
+      if delta == 0 then
+        return nil
+      end
+      local moved = ('%s:%d'):format(path, tonumber(first) + delta)
+      if dash ~= '' and last ~= '' then
+        return ('%s-%d'):format(moved, tonumber(last) + delta)
+      end
+      return moved .. dash .. last
+    end)
+  )
+end
+
 local edit_notes = {
   applied = '_applied_',
   rejected = '_rejected_',
-  withdrawn = '_no longer offered: its text changed, it was applied, or a newer answer replaced it_',
+  withdrawn = '_no longer offered: its text changed, or a newer answer replaced it_',
 }
 
 ---@param out copilot_ls.Rendered
@@ -166,7 +233,10 @@ local function render_ask(out, ask, ctx)
     for i = steps_seen + 1, #ask.progress do
       add('- ' .. ask.progress[i])
     end
-    add('_Waiting for copilot-ls…_')
+    -- Not under text streaming in: that says the ask is under way itself.
+    if not (answer_turn and answer_turn.text ~= '') then
+      add('_Waiting for copilot-ls…_')
+    end
     return
   elseif ask.status == 'cancelled' then
     if answer_turn and answer_turn.text ~= '' then
@@ -176,16 +246,23 @@ local function render_ask(out, ask, ctx)
     add('_Cancelled._')
     return
   elseif ask.status == 'error' then
-    add('_Failed:_ ' .. (ask.error or 'unknown error'))
+    -- The message is the notification's, which names the plugin; here it is plain.
+    add('_Failed:_ ' .. ((ask.error or 'unknown error'):gsub('^copilot%-ls: ', '')))
     return
   end
 
   local result = ask.result or {}
-  -- The reply's answer is authoritative: it replaces the streamed text.
-  vim.list_extend(lines, split_lines(result.answer or ''))
-  if result.stopReason and result.stopReason ~= 'answered' then
+  -- The reply's answer is authoritative: it replaces the streamed text. Its `path:line`
+  -- mentions of cited lines say where those lines are now, as the citations do.
+  local positions = ctx.positions(ask)
+  local answer_text = M.follow_mentions(result.answer or '', result.citations or {}, function(i)
+    return positions[i]
+  end)
+  vim.list_extend(lines, split_lines(answer_text))
+  local stop_note = stop_notes[result.stopReason]
+  if stop_note then
     add('')
-    add(('_Stopped: %s_'):format(result.stopReason))
+    add(stop_note)
   end
   local usage = result.usage
   if type(usage) == 'table' and (tonumber(usage.modelCalls) or 0) > 0 then
@@ -197,7 +274,6 @@ local function render_ask(out, ask, ctx)
   -- A no-model answer is itself the list of places, each with its excerpt and a
   -- `path:line` that <CR> follows: listing them again would say it twice.
   if #citations > 0 and result.stopReason ~= 'no_provider' then
-    local positions = ctx.positions(ask)
     add('')
     add('## Citations')
     add('')
@@ -246,6 +322,9 @@ local function render_ask(out, ask, ctx)
       if diff then
         offered = offered + 1
         add('  ```diff')
+        -- `ga` works on any line of the block, its fences included.
+        out.targets[#lines] = target
+        out.edits[#lines] = { ask = ask, index = i }
         for _, diff_line in ipairs(diff) do
           add('  ' .. diff_line)
           out.targets[#lines] = target
@@ -262,6 +341,12 @@ local function render_ask(out, ask, ctx)
       add('_On an edit: ga accepts it (the server applies it as a code action), gr rejects it._')
     end
   end
+end
+
+--- The lines of an emptied thread (:CopilotClear), without the prompt.
+---@return string[]
+function M.cleared()
+  return { '_Cleared: the conversation is forgotten. A question typed below starts a new one._', '' }
 end
 
 --- The thread's lines, without the prompt (the view keeps that).

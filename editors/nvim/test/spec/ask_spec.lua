@@ -116,7 +116,8 @@ describe('copilot/ask from Neovim', function()
     assert.are.equal('string', type(params.conversationId))
     assert.are.equal(ask.token, params.workDoneToken)
 
-    -- Progress on our token: begin (Copilot), a report per tool call, end.
+    -- Progress on our token: begin (titled with the product's name, not the server's
+    -- `Copilot`), a report per tool call, end.
     local function ours()
       return vim.tbl_filter(function(p)
         return p.token == ask.token
@@ -128,13 +129,13 @@ describe('copilot/ask from Neovim', function()
     end, 'the progress to end')
     ours = ours()
     assert.are.equal('begin', ours[1].kind)
-    assert.are.equal('Copilot', ours[1].title)
+    assert.are.equal('copilot-ls', ours[1].title)
     assert.are.equal('end', ours[#ours].kind)
     assert.is_truthy(vim.iter(ours):find(function(p)
       return p.kind == 'report' and p.message == 'search_code: rate_limit'
     end))
     assert.is_truthy(vim.iter(statuses):find(function(status)
-      return status:find('search_code: rate_limit', 1, true)
+      return status:find('copilot-ls: search_code: rate_limit', 1, true)
     end), vim.inspect(statuses))
 
     -- Settings reached the server: baseUrl (we are here), model, the key by its variable.
@@ -145,7 +146,7 @@ describe('copilot/ask from Neovim', function()
 
     -- Quickfix: a new list with a title, the user's list one :colder away.
     local qf = vim.fn.getqflist({ title = 1, items = 1 })
-    assert.are.equal('Copilot: how are requests rate limited?', qf.title)
+    assert.are.equal('copilot-ls: how are requests rate limited?', qf.title)
     assert.are.equal(2, #qf.items)
     assert.are.equal(s.ws .. '/src/rate_limit.rs', vim.api.nvim_buf_get_name(qf.items[1].bufnr))
     assert.are.equal(56, qf.items[1].lnum)
@@ -545,7 +546,7 @@ describe('copilot/ask from Neovim', function()
     end
     vim.cmd('CopilotAsk')
     assert.are.equal('done', H.wait_ask().status)
-    assert.are.equal('Ask Copilot: ', prompt)
+    assert.are.equal('Ask copilot-ls: ', prompt)
     assert.are.equal('where is the port read?', sent['copilot/ask'][1].question)
     -- Cancelling the prompt sends nothing.
     vim.ui.input = function(_, on_confirm)
@@ -589,12 +590,16 @@ describe('copilot/ask from Neovim', function()
     assert.are.equal('done', ask.status, ask.error)
     assert.are.equal('no_provider', ask.result.stopReason)
     assert.are.equal(0, #H.notified(ERROR))
+    -- v3: the ask's search saw the whole (small) workspace, so no "Indexing is …" line.
+    assert.is_true(ask.result.index.complete, vim.inspect(ask.result.index))
+    assert.are.equal(ask.result.index.filesTotal, ask.result.index.filesIndexed)
     -- The places are listed once, in the answer, not again under "Citations".
     local thread = table.concat(vim.api.nvim_buf_get_lines(require('copilot_ls.answer').bufnr, 0, -1, false), '\n')
     local first = ask.result.citations[1]
     local _, count = thread:gsub(vim.pesc(('%s:%d'):format(first.path, first.line)), '')
     assert.are.equal(1, count, thread)
     assert.is_nil(thread:find('## Citations', 1, true), thread)
+    assert.is_nil(thread:find('Indexing is', 1, true), thread)
   end)
 
   it('attaches to buffers of every filetype, and never to the answer', function()

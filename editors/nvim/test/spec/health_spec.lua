@@ -141,6 +141,25 @@ describe(':checkhealth copilot_ls', function()
     assert.matches('WARNING', line)
   end)
 
+  it('gives no advice to set a key when provider none is chosen', function()
+    require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
+    vim.env.COPILOT_LS_PROVIDER = 'none'
+    local lines = checkhealth()
+    local line = find(lines, 'provider: none')
+    assert.is_truthy(line, table.concat(lines, '\n'))
+    assert.matches('OK', line)
+    assert.matches('$COPILOT_LS_PROVIDER', line, 1, true)
+    for _, l in ipairs(lines) do
+      assert.is_nil(l:find('API_KEY', 1, true), l)
+      assert.is_nil(l:find('WARNING', 1, true), l)
+    end
+    vim.env.COPILOT_LS_PROVIDER = nil
+    require('copilot_ls').setup({ provider = 'none' })
+    line = find(checkhealth(), 'provider: none')
+    assert.matches('OK', line)
+    assert.matches('setup()', line, 1, true)
+  end)
+
   it('reports an unset key variable for anthropic as an error', function()
     require('copilot_ls').setup({ enable = false, cmd = { H.server_bin }, provider = 'anthropic' })
     local lines = checkhealth()

@@ -33,7 +33,7 @@ describe('plugin', function()
     assert.are.same({ '.git' }, config.options.root_markers)
     local lsp = vim.lsp.config.copilot_ls
     assert.are.same({ model = 'm1', maxSteps = 3, stream = false }, lsp.init_options)
-    assert.are.same({ copilot = { model = 'm1', maxSteps = 3, stream = false } }, lsp.settings)
+    assert.are.same({ ['copilot-ls'] = { model = 'm1', maxSteps = 3, stream = false } }, lsp.settings)
     assert.is_nil(lsp.filetypes)
     assert.are.equal('function', type(lsp.root_dir))
 
@@ -51,7 +51,7 @@ describe('plugin', function()
     assert.are.equal('{}', vim.json.encode(settings))
     -- What vim.lsp.config() merged with lsp/copilot_ls.lua is what the client sends.
     assert.are.equal('{}', vim.json.encode(vim.lsp.config.copilot_ls.init_options))
-    assert.are.equal('{"copilot":{}}', vim.json.encode(vim.lsp.config.copilot_ls.settings))
+    assert.are.equal('{"copilot-ls":{}}', vim.json.encode(vim.lsp.config.copilot_ls.settings))
   end)
 
   it('finds the binary in setup(), then $COPILOT_LS_PATH, then PATH', function()
@@ -124,7 +124,7 @@ describe('plugin', function()
     assert.is_nil(config.options.provider)
     assert.is_true(require('copilot_ls').setup({ enable = false, maxSteps = 2 }))
     assert.are.same({ model = 'm', maxSteps = 2 }, vim.lsp.config.copilot_ls.init_options)
-    assert.are.same({ copilot = { model = 'm', maxSteps = 2 } }, vim.lsp.config.copilot_ls.settings)
+    assert.are.same({ ['copilot-ls'] = { model = 'm', maxSteps = 2 } }, vim.lsp.config.copilot_ls.settings)
 
     assert.is_false(require('copilot_ls').setup({ enable = false, answer = { widht = 0.5, height = 0.4 } }))
     assert.are.equal(0.8, config.options.answer.width)

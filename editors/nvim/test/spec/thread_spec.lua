@@ -6,47 +6,11 @@ local H = require('helpers')
 
 local ERROR = vim.log.levels.ERROR
 
-local function tool_call(id, name, arguments)
-  return { id = id, name = name, arguments = arguments }
-end
+local tool_call, answer_turn, thread_text, row_of, press =
+  H.tool_call, H.answer_turn, H.thread_text, H.row_of, H.press
+local copilot_diagnostics = H.diagnostics
 
-local function answer_turn(text, citations, extra)
-  return vim.tbl_extend('force', {
-    tool_calls = {
-      tool_call('call_answer', 'answer', { answer = text, citations = citations or {} }),
-    },
-  }, extra or {})
-end
-
-local function thread_text()
-  return H.text(require('copilot_ls.answer').bufnr)
-end
-
---- Row (1-based) of the first thread line containing text.
-local function row_of(text)
-  local lines = vim.api.nvim_buf_get_lines(require('copilot_ls.answer').bufnr, 0, -1, false)
-  for i, line in ipairs(lines) do
-    if line:find(text, 1, true) then
-      return i
-    end
-  end
-  error(('%q not in the thread:\n%s'):format(text, table.concat(lines, '\n')))
-end
-
-local function press(keys)
-  vim.api.nvim_feedkeys(vim.keycode(keys), 'mx', false)
-end
-
-local function copilot_diagnostics(bufnr, code)
-  return vim.tbl_filter(function(d)
-    return d.source == 'copilot' and d.code == code
-  end, vim.diagnostic.get(bufnr))
-end
-
---- Feeds one `$/progress` to the client as its RPC layer does with a notification.
-local function deliver(client, token, value)
-  client:_notification('$/progress', { token = token, value = value })
-end
+local deliver = H.deliver
 
 local BURST_EDIT = {
   {
@@ -95,6 +59,17 @@ describe('the thread', function()
     deliver(s.client, ask.partial_token, { turn = 1, text = 'for the limiter.' })
     assert.matches('Let me search for the limiter.', thread_text(), 1, true)
     assert.are.equal('waiting', ask.status)
+    -- The server's own index progress (PROTOCOL.md section 7, v3's definitions phase) is
+    -- Neovim's to show (vim.lsp.status()), never a line of the thread.
+    deliver(s.client, 'copilot-ls/indexing', { kind = 'begin', title = 'Indexing', message = '0/40 files' })
+    deliver(s.client, 'copilot-ls/indexing', { kind = 'report', message = '20/40 files', percentage = 50 })
+    deliver(s.client, 'copilot-ls/definitions', { kind = 'begin', title = 'Reading definitions' })
+    assert.matches('Indexing', vim.lsp.status(), 1, true)
+    deliver(s.client, 'copilot-ls/indexing', { kind = 'end' })
+    deliver(s.client, 'copilot-ls/definitions', { kind = 'end' })
+    assert.is_nil(thread_text():find('files', 1, true), thread_text())
+    assert.is_nil(thread_text():find('definitions', 1, true), thread_text())
+    assert.are.equal(0, #ask.progress)
     -- Not folded yet: it may still be the answer.
     local reasoning_row = row_of('Let me search for the limiter.')
     assert.are.equal(-1, vim.api.nvim_win_call(answer.winid, function()
@@ -532,7 +507,7 @@ describe('the thread', function()
       return vim.fn.getqflist()[1].lnum == 58
     end, 'the quickfix item to move')
     assert.are.equal(63, vim.fn.getqflist()[1].end_lnum)
-    assert.are.equal('Copilot: how are requests rate limited?', vim.fn.getqflist({ title = 1 }).title)
+    assert.are.equal('copilot-ls: how are requests rate limited?', vim.fn.getqflist({ title = 1 }).title)
     H.wait(H.timeout, function()
       return thread_text():find('- src/rate_limit.rs:58-63 — check admits or refuses', 1, true)
     end, 'the thread to show the new lines')

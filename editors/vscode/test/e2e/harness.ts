@@ -3,7 +3,7 @@
 // loopback only and is killed in `stopAll`.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync, createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -268,4 +268,94 @@ export async function closeSettings(page: Page): Promise<void> {
     await page.keyboard.press('Escape');
     return undefined;
   });
+}
+
+/**
+ * The selectors of the answer view (`answerFrame`) whose centre something of the
+ * workbench lies over (a notification toast), so a click there would not reach them.
+ */
+export async function coveredInAnswer(page: Page, selectors: string[]): Promise<string[]> {
+  const covered: string[] = [];
+  for (const selector of selectors) {
+    const box = await answerFrame(page).locator(selector).first().boundingBox();
+    if (!box) {
+      throw new Error(`${selector} is not on screen`);
+    }
+    const hit = await page.evaluate(([x, y]) => {
+      const element = document.elementFromPoint(x, y);
+      return element?.closest('.notifications-toasts, .notification-toast') ? (element.textContent ?? 'a notification') : undefined;
+    }, [box.x + box.width / 2, box.y + box.height / 2]);
+    if (hit !== undefined) {
+      covered.push(`${selector} (under "${hit.slice(0, 80)}")`);
+    }
+  }
+  return covered;
+}
+
+/** The answer view's buttons and question box, which nothing may cover. */
+export const THREAD_CONTROLS = ['#question', '#send', '#new'];
+
+/** The lines of a recorded provider request file. */
+export function readRequests(file: string): Array<{ path: string; body: { model?: string; messages?: Array<{ role: string; content: unknown }> } }> {
+  try {
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+/** The extension's log so far (its output channel, as VS Code writes it to disk). */
+export function extensionLogIn(userData: string): string {
+  const logs = path.join(userData, 'logs');
+  return readdirSync(logs, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(path.join('copilot-ls.copilot-ls', 'copilot-ls.log')))
+    .map((f) => readFileSync(path.join(logs, f), 'utf8'))
+    .join('\n');
+}
+
+/** A setting in the open Settings editor, by its label ("Model", "Path", ...). */
+export function settingItem(page: Page, label: string) {
+  return page
+    .locator('.settings-editor .setting-item', { has: page.locator('.setting-item-label', { hasText: new RegExp(`^${label}$`) }) })
+    .first();
+}
+
+export async function focusProblems(page: Page): Promise<void> {
+  await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+  await page.locator('.markers-panel').waitFor({ state: 'visible' });
+}
+
+/** Searches the open Settings editor and waits for its count to read `found`. */
+export async function searchSettings(page: Page, query: string, found: string | RegExp): Promise<void> {
+  await page.locator('.settings-editor .suggest-input-container').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(query);
+  await page.locator('.settings-editor .settings-count-widget', { hasText: found }).waitFor();
+}
+
+/** Closes the answer view's tab and waits for its webview to go. */
+export async function closeAnswerTab(page: Page): Promise<void> {
+  const tab = page.locator('.tabs-container .tab', { hasText: /^copilot-ls$/ });
+  await tab.hover();
+  await tab.locator('.tab-actions .action-label').first().click();
+  await page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
+}
+
+/** Brings the thread back into view (another editor opened in its group). */
+export async function showThread(page: Page): Promise<void> {
+  await runCommand(page, 'copilot-ls: Show Last Answer');
+  await answerFrame(page).locator('#question').waitFor();
+}
+
+/** Moves the cursor of the active editor to a line with Ctrl+G. */
+export async function goToLine(page: Page, line: number): Promise<void> {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`:${line}`);
+  await input.press('Enter');
+  await cursorAt(page, line);
 }

@@ -166,6 +166,9 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
     assert.equal(result.edits.length, 1);
     assert.equal(result.edits[0].title, 'Document refill');
     assert.equal(result.edits[0].path, 'src/rate_limit.rs');
+    // v3: the coverage of the ask's search; a small workspace is indexed before it answers.
+    assert.equal(result.index?.complete, true, JSON.stringify(result.index));
+    assert.ok(result.index.filesIndexed > 0 && result.index.filesIndexed === result.index.filesTotal, JSON.stringify(result.index));
   });
 
   it('reports each tool call on the workDoneToken', () => {
@@ -271,7 +274,7 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
       assert.equal(err.code, -32803);
       assert.match(err.message ?? '', /401/);
       const report = describeAskError(err);
-      assert.equal(report.kind === 'error' && report.actions[0].args[0], 'copilot.apiKeyEnv');
+      assert.equal(report.kind === 'error' && report.actions[0].args[0], 'copilot-ls.apiKeyEnv');
       return true;
     });
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { answerMarkdown, classifyLink, editLocation, locationHref, parseLocationHref } from '../../src/answer_markdown';
+import { answerMarkdown, classifyLink, editLocation, locationHref, mentionFollower, parseLocationHref, type PlacementLookup } from '../../src/answer_markdown';
 import type { AskResult } from '../../src/protocol';
 import { Thread } from '../../src/thread';
 import { renderExchange } from '../../src/thread_render';
@@ -37,6 +37,36 @@ describe('location links', () => {
   });
 });
 
+describe('path:line mentions in the answer', () => {
+  const moved: PlacementLookup = {
+    citation: (i) => (i === 0 ? { kind: 'followed', location: { uri: RL, line: 29, endLine: 37 } } : undefined),
+    edit: () => undefined,
+  };
+
+  it('move with the citation whose lines they fall in, and only those', () => {
+    const follow = mentionFollower(sampleResult(), moved);
+    assert.deepEqual(follow('src/rate_limit.rs', 26, 26), { line: 29, endLine: 29 });
+    assert.deepEqual(follow('src/rate_limit.rs', 30, 32), { line: 33, endLine: 35 });
+    // Outside the citation, another file, an unverified citation: as written.
+    assert.deepEqual(follow('src/rate_limit.rs', 60, 60), { line: 60, endLine: 60 });
+    assert.deepEqual(follow('src/missing.rs', 1, 1), { line: 1, endLine: 1 });
+    // Not moved (yet), or its text gone: as written.
+    assert.deepEqual(mentionFollower(sampleResult(), undefined)('src/rate_limit.rs', 26, 26), { line: 26, endLine: 26 });
+    const gone: PlacementLookup = { citation: () => ({ kind: 'gone', location: { uri: RL, line: 29, endLine: 37 } }), edit: () => undefined };
+    assert.deepEqual(mentionFollower(sampleResult(), gone)('src/rate_limit.rs', 26, 26), { line: 26, endLine: 26 });
+  });
+
+  it('link to and read the lines where the cited text is now, in text and in code', () => {
+    const thread = new Thread('c');
+    const exchange = thread.start('q');
+    thread.complete(exchange, sampleResult({ answer: 'See src/rate_limit.rs:26 and `src/rate_limit.rs:30-32`, not src/rate_limit.rs:60.' }));
+    const html = renderExchange(exchange, { editsApplicable: true, placements: moved });
+    assert.ok(html.includes(`<a href="${RL}#L29">src/rate_limit.rs:29</a>`), html);
+    assert.ok(html.includes(`<a href="${RL}#L33-L35"><code>src/rate_limit.rs:33-35</code></a>`), html);
+    assert.ok(html.includes(`<a href="${RL}#L60">src/rate_limit.rs:60</a>`), html);
+  });
+});
+
 describe('answerMarkdown', () => {
   const md = answerMarkdown(sampleResult());
 
@@ -66,8 +96,11 @@ describe('answerMarkdown', () => {
   });
 
   it('explains why an answer stopped early', () => {
-    assert.match(answerMarkdown(sampleResult({ stopReason: 'max_steps' })), /copilot\.maxSteps/);
-    assert.match(answerMarkdown(sampleResult({ stopReason: 'no_provider' })), /No model is configured/);
+    assert.match(answerMarkdown(sampleResult({ stopReason: 'max_steps' })), /copilot-ls\.maxSteps/);
+    // A no-model answer says so itself (the server's text): once, not twice.
+    const noModel = 'No model is configured, so this answer lists the places in the workspace that best match.';
+    const md = answerMarkdown(sampleResult({ stopReason: 'no_provider', answer: noModel }));
+    assert.equal(md.split('No model is configured').length - 1, 1, md);
     assert.doesNotMatch(md, /^> /m);
   });
 

@@ -21,9 +21,9 @@ describe('findServer', () => {
     assert.deepEqual(r, { ok: true, path: '/env/copilot-ls', source: 'COPILOT_LS_PATH' });
   });
 
-  it('then the copilot.server.path setting', () => {
+  it('then the copilot-ls.server.path setting', () => {
     const r = findServer(input(all, { settingPath: '/setting/copilot-ls' }));
-    assert.deepEqual(r, { ok: true, path: '/setting/copilot-ls', source: 'copilot.server.path' });
+    assert.deepEqual(r, { ok: true, path: '/setting/copilot-ls', source: 'copilot-ls.server.path' });
   });
 
   it('then the binary bundled in the extension', () => {
@@ -43,7 +43,7 @@ describe('findServer', () => {
   it('reports a broken explicit path instead of falling back', () => {
     const r = findServer(input(all, { settingPath: '/nope/copilot-ls' }));
     assert.equal(r.ok, false);
-    assert.match(!r.ok ? r.message : '', /copilot\.server\.path points to \/nope\/copilot-ls/);
+    assert.match(!r.ok ? r.message : '', /copilot-ls\.server\.path points to \/nope\/copilot-ls/);
     const e = findServer(input(all, { env: { COPILOT_LS_PATH: '/gone' } }));
     assert.match(!e.ok ? e.message : '', /COPILOT_LS_PATH points to \/gone/);
   });
@@ -53,7 +53,7 @@ describe('findServer', () => {
     assert.equal(r.ok, false);
     const message = !r.ok ? r.message : '';
     assert.match(message, /not found/);
-    assert.match(message, /copilot\.server\.path/);
+    assert.match(message, /copilot-ls\.server\.path/);
     assert.match(message, /PATH/);
     assert.match(message, /COPILOT_LS_PATH/);
     // A notification is plain text: markdown backticks would show literally.
@@ -62,7 +62,7 @@ describe('findServer', () => {
 
   it('expands ~ in explicit paths', () => {
     const r = findServer(input(['/home/me/bin/copilot-ls'], { settingPath: '~/bin/copilot-ls' }));
-    assert.deepEqual(r, { ok: true, path: '/home/me/bin/copilot-ls', source: 'copilot.server.path' });
+    assert.deepEqual(r, { ok: true, path: '/home/me/bin/copilot-ls', source: 'copilot-ls.server.path' });
     assert.equal(expandHome('/abs/~x', { HOME: '/h' }), '/abs/~x');
   });
 

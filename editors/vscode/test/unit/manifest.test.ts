@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { OLD_COMMAND_IDS } from '../../src/command_ids';
 import { SERVER_SETTING_KEYS } from '../../src/settings';
 
 // Compiled to out/test/unit; the sources sit two levels up from out/.
@@ -28,15 +29,36 @@ describe('package.json', () => {
     assert.equal(manifest.displayName, 'copilot-ls');
     assert.equal(manifest.contributes.configuration.title, 'copilot-ls');
     assert.ok(commands.every((c) => c.category === 'copilot-ls'));
-    assert.equal(manifest.contributes.views.explorer[0].name, 'copilot-ls Citations');
+    // VS Code capitalizes a view's name word by word ("Copilot-Ls"): the product's name
+    // goes into the view's description, which it leaves alone.
+    assert.equal(manifest.contributes.views.explorer[0].name, 'Citations');
+    assert.ok(sources.includes("view.description = 'copilot-ls'"));
+    // Every setting and command is named copilot-ls.*, bar the deprecated old settings.
+    const props = manifest.contributes.configuration.properties;
+    for (const [key, schema] of Object.entries<{ markdownDeprecationMessage?: string }>(props)) {
+      assert.ok(key.startsWith('copilot-ls.') || (key.startsWith('copilot.') && schema.markdownDeprecationMessage), key);
+    }
+    assert.ok(commands.every((c) => c.command.startsWith('copilot-ls.')));
     // Strings shown to the user in the sources: no "Copilot" on its own.
     const shown = sources.match(/(['`"])Copilot\b(?!-ls)[^'`"]*\1/g) ?? [];
     assert.deepEqual(shown, []);
   });
 
+  it('keeps the old names working: deprecated settings, and the old command ids', () => {
+    const props = manifest.contributes.configuration.properties;
+    for (const key of [...SERVER_SETTING_KEYS, 'server.path']) {
+      assert.match(props[`copilot.${key}`].markdownDeprecationMessage, new RegExp(`#copilot-ls\\.${key.replace('.', '\\.')}#`), key);
+      assert.equal(props[`copilot.${key}`].type, props[`copilot-ls.${key}`].type, key);
+    }
+    for (const [old, id] of Object.entries(OLD_COMMAND_IDS)) {
+      assert.ok(commands.some((c) => c.command === id), id);
+      assert.equal(commands.some((c) => c.command === old), false, old);
+    }
+  });
+
   it('registers every contributed command in code, and none the server owns', () => {
     for (const c of commands) {
-      assert.ok(sources.includes(`'${c.command}'`) || c.command === 'copilot.openCitation', c.command);
+      assert.ok(sources.includes(`'${c.command}'`), c.command);
     }
     // vscode-languageclient registers the server's executeCommand names itself; a
     // second registration of the same id fails at activation.
@@ -46,8 +68,8 @@ describe('package.json', () => {
   });
 
   it('binds Ask to ctrl+alt+/ and cmd+alt+/', () => {
-    assert.deepEqual(manifest.contributes.keybindings.find((k: { command: string }) => k.command === 'copilot.askQuestion'), {
-      command: 'copilot.askQuestion',
+    assert.deepEqual(manifest.contributes.keybindings.find((k: { command: string }) => k.command === 'copilot-ls.ask'), {
+      command: 'copilot-ls.ask',
       key: 'ctrl+alt+/',
       mac: 'cmd+alt+/',
     });
@@ -55,20 +77,20 @@ describe('package.json', () => {
 
   it('has a setting for every server key, plus server.path and trace.server', () => {
     const props = Object.keys(manifest.contributes.configuration.properties);
-    for (const key of [...SERVER_SETTING_KEYS.map((k) => `copilot.${k}`), 'copilot.server.path', 'copilot.trace.server']) {
+    for (const key of [...SERVER_SETTING_KEYS.map((k) => `copilot-ls.${k}`), 'copilot-ls.server.path', 'copilot-ls.trace.server']) {
       assert.ok(props.includes(key), key);
     }
   });
 
   it('has plain string settings with an empty default where the server has its own', () => {
     const props = manifest.contributes.configuration.properties;
-    for (const key of ['copilot.baseUrl', 'copilot.model', 'copilot.apiKeyEnv', 'copilot.server.path', 'copilot.provider']) {
+    for (const key of ['copilot-ls.baseUrl', 'copilot-ls.model', 'copilot-ls.apiKeyEnv', 'copilot-ls.server.path', 'copilot-ls.provider']) {
       assert.equal(props[key].type, 'string', key);
       assert.equal(props[key].default, '', key);
     }
-    assert.deepEqual(props['copilot.provider'].enum, ['', 'openai', 'anthropic', 'none']);
+    assert.deepEqual(props['copilot-ls.provider'].enum, ['', 'openai', 'anthropic', 'none']);
     assert.deepEqual(
-      { type: props['copilot.maxOutputTokens'].type, default: props['copilot.maxOutputTokens'].default },
+      { type: props['copilot-ls.maxOutputTokens'].type, default: props['copilot-ls.maxOutputTokens'].default },
       { type: 'integer', default: 4096 },
     );
   });
@@ -77,12 +99,13 @@ describe('package.json', () => {
     // machine and machine-overridable settings are left out of the User settings of a
     // remote window (code-server is one): the Settings UI does not list them there and
     // Open Settings found nothing. window scope applies from User, Remote and Workspace.
+    assert.equal(manifest.contributes.configuration.properties['copilot-ls.server.path'].scope, 'window');
     assert.equal(manifest.contributes.configuration.properties['copilot.server.path'].scope, 'window');
-    assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ['copilot.server.path']);
+    assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ['copilot-ls.server.path', 'copilot.server.path']);
   });
 
   it('contributes the citation view the code creates', () => {
-    assert.equal(manifest.contributes.views.explorer[0].id, 'copilot.citations');
-    assert.ok(sources.includes("createTreeView('copilot.citations'"));
+    assert.equal(manifest.contributes.views.explorer[0].id, 'copilot-ls.citations');
+    assert.ok(sources.includes("createTreeView('copilot-ls.citations'"));
   });
 });

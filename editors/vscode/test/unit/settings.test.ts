@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SERVER_SETTING_KEYS, serverSettings, settingsChange, userValue, type Inspected } from '../../src/settings';
+import { SERVER_SETTING_KEYS, deprecationNote, serverSettings, settingValue, settingsChange, userValue, type Inspected } from '../../src/settings';
 
 describe('serverSettings', () => {
   it('sends only the keys the user set, under their LSP names', () => {
@@ -54,6 +54,32 @@ describe('settingsChange', () => {
   it('restarts when a key was reset, since the server keeps omitted keys', () => {
     const change = settingsChange({ model: 'a', baseUrl: 'x' }, { model: 'a' });
     assert.equal(change.kind, 'restart');
-    assert.match(change.kind === 'restart' ? change.reason : '', /copilot\.baseUrl/);
+    assert.match(change.kind === 'restart' ? change.reason : '', /copilot-ls\.baseUrl/);
+  });
+});
+
+describe('the settings\' old names', () => {
+  it('reads an old copilot.* value the new name does not set, and says which', () => {
+    const current: Record<string, Inspected> = { model: { globalValue: 'new-model' } };
+    const old: Record<string, Inspected> = { model: { globalValue: 'old-model' }, provider: { workspaceValue: 'none' } };
+    const legacy = new Set<string>();
+    assert.deepEqual(
+      serverSettings((k) => current[k], (k) => old[k], legacy),
+      { model: 'new-model', provider: 'none' },
+    );
+    assert.deepEqual([...legacy], ['copilot.provider']);
+    assert.equal(settingValue('server.path', () => undefined, () => ({ globalValue: '/x' }), legacy), '/x');
+    assert.deepEqual([...legacy].sort(), ['copilot.provider', 'copilot.server.path']);
+    // The most specific scope wins, whichever name it uses.
+    assert.equal(settingValue('model', () => ({ globalValue: 'user' }), () => ({ workspaceValue: 'workspace' })), 'workspace');
+    assert.equal(settingValue('model', () => ({ workspaceValue: 'new' }), () => ({ workspaceValue: 'old' })), 'new');
+  });
+
+  it('names each old key with its new name in the deprecation note', () => {
+    assert.equal(deprecationNote([]), undefined);
+    const note = deprecationNote(['copilot.provider', 'copilot.server.path']) ?? '';
+    assert.match(note, /copilot\.provider → copilot-ls\.provider/);
+    assert.match(note, /copilot\.server\.path → copilot-ls\.server\.path/);
+    assert.match(note, /deprecated/);
   });
 });

@@ -84,7 +84,11 @@ describe('Thread deltas', () => {
     assert.equal(second.turns.length, 0);
     assert.equal(thread.running, false);
     assert.deepEqual(thread.exchanges.map((e) => e.question), ['one', 'two']);
-    assert.ok(renderExchange(second, { editsApplicable: false }).includes('<p class="error">copilot-ls: provider returned 401</p>'));
+    // In the thread, without the prefix the notification needs; with the fix's buttons.
+    thread.fail(second, 'copilot-ls: provider returned 401', [{ label: 'Open Settings', command: 'workbench.action.openSettings', args: ['copilot-ls.apiKeyEnv'] }]);
+    const html = renderExchange(second, { editsApplicable: false });
+    assert.ok(html.includes('<div class="error"><p>provider returned 401</p>'), html);
+    assert.ok(html.includes('<button class="error-action" type="button" data-action="0">Open Settings</button>'), html);
   });
 
   it('counts tool steps from the work-done reports', () => {

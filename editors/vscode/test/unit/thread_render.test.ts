@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { answerPage } from '../../src/answer_page';
 import { AskActivity } from '../../src/ask_activity';
-import { diffLines, proposedTexts } from '../../src/edit_diff';
+import { diffLines, isApplied, proposedTexts } from '../../src/edit_diff';
 import { highlightCode } from '../../src/highlight';
 import type { Step } from '../../src/protocol';
 import { Thread } from '../../src/thread';
-import { renderExchange } from '../../src/thread_render';
+import { renderExchange, stepLine } from '../../src/thread_render';
 import { ROOT, sampleResult } from './fixtures';
 
 const RL = `${ROOT}/src/rate_limit.rs`;
@@ -41,6 +41,17 @@ describe('code blocks', () => {
   });
 });
 
+describe('tool call lines', () => {
+  it('do not repeat the argument the summary restates', () => {
+    const read: Step = { tool: 'read_file', arguments: { path: 'src/a.py', start_line: 186, end_line: 230 }, ok: true, summary: 'src/a.py:186-230' };
+    const find: Step = { tool: 'find_symbol', arguments: { name: 'X' }, ok: true, summary: 'X: 1 definition' };
+    const search: Step = { tool: 'search_code', arguments: { pattern: 'X' }, ok: true, summary: '5 matches in 1 files' };
+    assert.ok(!stepLine(read).includes('—'), stepLine(read));
+    assert.ok(stepLine(find).endsWith('X — 1 definition</li>'), stepLine(find));
+    assert.ok(stepLine(search).endsWith('X — 5 matches in 1 files</li>'), stepLine(search));
+  });
+});
+
 describe('suggested edits in the thread', () => {
   it('show the change as a diff with an Apply button', () => {
     const html = renderExchange(answered({ steps: [propose] }), { editsApplicable: true });
@@ -56,7 +67,32 @@ describe('suggested edits in the thread', () => {
       placements: { citation: () => undefined, edit: () => ({ kind: 'gone', location: { uri: RL, line: 35, endLine: 35 } }) },
     });
     assert.ok(!gone.includes('class="apply"'));
-    assert.ok(gone.includes('applied, or its text has changed since'));
+    assert.ok(gone.includes('no longer applies: its text has changed since'), gone);
+  });
+
+  it('say "applied" for an edit its document shows applied, in the latest answer or an earlier one', () => {
+    const seen: string[] = [];
+    const isApplied = (_edit: unknown, texts: { oldText: string; newText: string }) => {
+      seen.push(texts.newText);
+      return true;
+    };
+    for (const editsApplicable of [true, false]) {
+      const html = renderExchange(answered({ steps: [propose] }), { editsApplicable, isApplied });
+      assert.ok(html.includes('<span class="edit-note applied">applied</span>'), html);
+      assert.ok(!html.includes('class="apply"'));
+      assert.ok(!html.includes('only the latest'));
+    }
+    assert.deepEqual(seen, [propose.arguments.new_text, propose.arguments.new_text]);
+  });
+
+  it('judge an edit applied by the server\'s rule', () => {
+    const oldText = '    fn refill(&mut self) {\n';
+    const newText = '    /// Adds tokens.\n    fn refill(&mut self) {\n';
+    assert.equal(isApplied(`impl B {\n${oldText}}\n`, oldText, newText), false);
+    assert.equal(isApplied(`impl B {\n${newText}}\n`, oldText, newText), true);
+    assert.equal(isApplied('a = 20\n', 'a = 10', 'a = 20'), true);
+    assert.equal(isApplied('a = 10\n', 'a = 10', 'a = 20'), false);
+    assert.equal(isApplied('a = 30\n', 'a = 10', 'a = 20'), false);
   });
 
   it('read old and new text from the step that proposed them', () => {

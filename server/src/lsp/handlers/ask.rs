@@ -36,6 +36,9 @@ use crate::session::{AskError, AskRequest};
 pub const REQUEST_FAILED: i64 = -32803;
 
 pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
+    // Before any await: asks take their turn for a core in the order they arrived.
+    let arrival = crate::session::arrival();
+    let _place = crate::session::queue(arrival);
     let question = params.question.clone().unwrap_or_default();
     if question.trim().is_empty() {
         return Err(Error::invalid_params(
@@ -50,11 +53,13 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
             .as_ref()
             .map(|d| d.uri.as_str().to_string()),
         selection: params.range.map(convert::span),
+        arrival: Some(arrival),
+        ..AskRequest::default()
     };
 
     let token = CancellationToken::new();
     let _cancel_when_dropped = token.clone().drop_guard();
-    let (progress, progress_done) = start_progress(backend, params.work_done_token.clone()).await;
+    let (progress, progress_done) = start_progress(backend, params.work_done_token.clone());
     let (deltas, deltas_done) = start_partial_results(backend, params.partial_result_token.clone());
 
     let session = backend.session.clone();
@@ -131,8 +136,7 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
     let encoding = backend.session.encoding();
     let mut surface = crate::session::lock(&backend.session.surface);
     Ok(convert::ask_result(
-        outcome.conversation_id,
-        &outcome.outcome,
+        &outcome,
         &mut surface,
         &workspace,
         encoding,
@@ -206,64 +210,134 @@ impl ProgressSender {
     }
 }
 
-async fn start_progress(
+/// How long an ask that is already answered waits for the editor to confirm its
+/// progress token, so that an editor which answers `window/workDoneProgress/create`
+/// sees `begin` and `end` for every ask; one that never answers delays a reply by no
+/// more than this.
+const TOKEN_CONFIRMATION: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Progress for one ask. A token the editor gave is used at once. A token of ours is
+/// created with `window/workDoneProgress/create` without waiting for the reply here: a
+/// handler that awaits the client can deadlock the connection (tower-lsp stops reading
+/// input, replies included, while its queue of requests is full). Until the editor
+/// confirms, the forwarder holds the reports (one per tool call, PROTOCOL.md §3
+/// Progress); a refused token shows nothing.
+fn start_progress(
     backend: &Backend,
     requested: Option<ProgressToken>,
 ) -> (ProgressSender, Option<tokio::task::JoinHandle<()>>) {
-    let token = match requested {
-        Some(token) => token,
+    static NEXT_TOKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let client = backend.client.clone();
+    let (token, confirmation) = match requested {
+        Some(token) => (token, None),
         None if backend.flags().work_done_progress => {
-            let token = NumberOrString::String(format!(
-                "copilot-ask-{}",
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos())
-                    .unwrap_or_default()
-            ));
-            let created = backend
-                .client
-                .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-                    token: token.clone(),
-                })
-                .await;
-            if created.is_err() {
-                return (ProgressSender(None), None);
-            }
-            token
+            let n = NEXT_TOKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let token = NumberOrString::String(format!("copilot-ask-{n}"));
+            let (client, created) = (client.clone(), token.clone());
+            let confirmation = tokio::spawn(async move {
+                client
+                    .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                        token: created,
+                    })
+                    .await
+                    .is_ok()
+            });
+            (token, Some(confirmation))
         }
         None => return (ProgressSender(None), None),
     };
-    let client = backend.client.clone();
     let (sender, mut receiver) = mpsc::unbounded_channel();
+    let forwarder = tokio::spawn(async move {
+        let mut held = Vec::new();
+        if let Some(confirmation) = confirmation {
+            match await_confirmation(confirmation, &mut receiver).await {
+                Confirmation::Refused => return,
+                Confirmation::Confirmed(latest) => held = latest,
+                Confirmation::ConfirmedAfterEnd(events) => {
+                    begin(&client, &token).await;
+                    for event in events {
+                        forward(&client, &token, event).await;
+                    }
+                    return;
+                }
+            }
+        }
+        begin(&client, &token).await;
+        for report in held {
+            forward(&client, &token, report).await;
+        }
+        while let Some(event) = receiver.recv().await {
+            let last = matches!(event, ProgressEvent::End(_));
+            forward(&client, &token, event).await;
+            if last {
+                break;
+            }
+        }
+    });
+    (ProgressSender(Some(sender)), Some(forwarder))
+}
+
+enum Confirmation {
+    /// The editor refused the token, or the ask ended and it did not answer in time.
+    Refused,
+    /// Confirmed while the ask runs; the reports held meanwhile.
+    Confirmed(Vec<ProgressEvent>),
+    /// Confirmed only after the ask ended: `begin`, these reports and their `end`
+    /// remain to be sent.
+    ConfirmedAfterEnd(Vec<ProgressEvent>),
+}
+
+async fn await_confirmation(
+    mut confirmation: tokio::task::JoinHandle<bool>,
+    receiver: &mut mpsc::UnboundedReceiver<ProgressEvent>,
+) -> Confirmation {
+    let mut held = Vec::new();
+    loop {
+        tokio::select! {
+            confirmed = &mut confirmation => {
+                return match confirmed {
+                    Ok(true) => Confirmation::Confirmed(held),
+                    _ => Confirmation::Refused,
+                };
+            }
+            event = receiver.recv() => match event {
+                Some(report @ ProgressEvent::Report(_)) => held.push(report),
+                Some(end) => {
+                    held.push(end);
+                    let confirmed = tokio::time::timeout(TOKEN_CONFIRMATION, confirmation).await;
+                    return match confirmed {
+                        Ok(Ok(true)) => Confirmation::ConfirmedAfterEnd(held),
+                        _ => Confirmation::Refused,
+                    };
+                }
+                None => return Confirmation::Refused,
+            },
+        }
+    }
+}
+
+async fn begin(client: &Client, token: &ProgressToken) {
     let begin = WorkDoneProgress::Begin(WorkDoneProgressBegin {
         title: "Copilot".to_string(),
         cancellable: Some(true),
         message: Some("Thinking".to_string()),
         percentage: None,
     });
-    send(&client, &token, begin).await;
-    let forwarder = tokio::spawn(async move {
-        while let Some(event) = receiver.recv().await {
-            match event {
-                ProgressEvent::Report(message) => {
-                    let report = WorkDoneProgress::Report(WorkDoneProgressReport {
-                        cancellable: Some(true),
-                        message: Some(message),
-                        percentage: None,
-                    });
-                    send(&client, &token, report).await;
-                }
-                ProgressEvent::End(message) => {
-                    let end = WorkDoneProgress::End(WorkDoneProgressEnd {
-                        message: Some(message),
-                    });
-                    send(&client, &token, end).await;
-                    break;
-                }
-            }
-        }
-    });
-    (ProgressSender(Some(sender)), Some(forwarder))
+    send(client, token, begin).await;
+}
+
+async fn forward(client: &Client, token: &ProgressToken, event: ProgressEvent) {
+    let value = match event {
+        ProgressEvent::Report(message) => WorkDoneProgress::Report(WorkDoneProgressReport {
+            cancellable: Some(true),
+            message: Some(message),
+            percentage: None,
+        }),
+        ProgressEvent::End(message) => WorkDoneProgress::End(WorkDoneProgressEnd {
+            message: Some(message),
+        }),
+    };
+    send(client, token, value).await;
 }
 
 async fn send(client: &Client, token: &ProgressToken, value: WorkDoneProgress) {

@@ -1,16 +1,14 @@
-//! `workspace/didChangeConfiguration`: `settings.copilot`, or the whole settings object
-//! when it has no `copilot` key. Bad values are reported and ignored.
+//! `workspace/didChangeConfiguration`: `settings["copilot-ls"]`, else `settings.copilot`,
+//! else the whole settings object (`session::configuration_section`). Bad values are
+//! reported and ignored.
 
 use tower_lsp_server::lsp_types::{DidChangeConfigurationParams, MessageType};
 
 use super::super::server::Backend;
 
 pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfigurationParams) {
-    let settings = match params.settings.get("copilot") {
-        Some(section) => section.clone(),
-        None => params.settings,
-    };
-    let problems = backend.session.apply_settings(&settings);
+    let settings = crate::session::configuration_section(&params.settings);
+    let problems = backend.session.apply_settings(settings);
     for problem in problems {
         tracing::warn!("configuration: {problem}");
         backend

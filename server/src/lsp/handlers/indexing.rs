@@ -1,6 +1,9 @@
 //! The background index refresh as the editor sees it: `$/progress` (title `Indexing`,
-//! `n/N files`) on a server-created token when the client supports it, and a
-//! `window/showMessage` when the workspace is too large to index fully.
+//! `n/N files`) on a server-created token when the client supports it, ended when the
+//! index is complete; during a cold build's second phase a second token (title
+//! `Indexing definitions`, `n/N files`); and a `window/showMessage` when the workspace
+//! is too large to index fully, when the index is kept in memory only (and why), and
+//! when the root is not a project.
 
 use std::sync::Arc;
 
@@ -27,7 +30,71 @@ pub fn start(backend: &Backend) {
     let client = backend.client.clone();
     let supported = backend.flags().work_done_progress;
     tokio::spawn(async move {
-        let token = NumberOrString::String("copilot-ls/indexing".to_string());
+        let mut files = Token::new(&client, supported, "copilot-ls/indexing", "Indexing").await;
+        let mut definitions = None;
+        while let Some(event) = receiver.recv().await {
+            match event {
+                IndexEvent::InMemory(why) => {
+                    let message = format!(
+                        "copilot-ls: the index is kept in memory only, so the next start builds it again: {why}"
+                    );
+                    client.show_message(MessageType::WARNING, message).await;
+                }
+                IndexEvent::NotIndexed(why) => {
+                    let message = format!(
+                        "copilot-ls: {why}; the tools still read and search files on demand."
+                    );
+                    client.show_message(MessageType::WARNING, message).await;
+                    break;
+                }
+                IndexEvent::Progress(Progress::Truncated(why)) => {
+                    tracing::warn!("{why}");
+                    client
+                        .show_message(MessageType::WARNING, format!("copilot-ls: {why}"))
+                        .await;
+                }
+                IndexEvent::Progress(Progress::Files { done, total }) => {
+                    files.report(&client, done, total).await;
+                }
+                IndexEvent::Progress(Progress::Definitions { done, total }) => {
+                    let token = match &mut definitions {
+                        Some(token) => token,
+                        None => definitions.insert(
+                            Token::new(
+                                &client,
+                                supported,
+                                "copilot-ls/definitions",
+                                "Indexing definitions",
+                            )
+                            .await,
+                        ),
+                    };
+                    token.report(&client, done, total).await;
+                }
+                IndexEvent::Done(report) => {
+                    if let Some(token) = &definitions {
+                        token.end(&client, "definitions read".to_string()).await;
+                    }
+                    files
+                        .end(&client, format!("{} files read", report.files_read))
+                        .await;
+                    break;
+                }
+            }
+        }
+    });
+}
+
+/// One `$/progress` token the server created, if the client supports them.
+struct Token {
+    token: Option<NumberOrString>,
+    title: &'static str,
+    begun: bool,
+}
+
+impl Token {
+    async fn new(client: &Client, supported: bool, name: &str, title: &'static str) -> Token {
+        let token = NumberOrString::String(name.to_string());
         let token = if supported {
             let created = client
                 .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
@@ -38,48 +105,44 @@ pub fn start(backend: &Backend) {
         } else {
             None
         };
-        let mut begun = false;
-        while let Some(event) = receiver.recv().await {
-            match event {
-                IndexEvent::Progress(Progress::Truncated(why)) => {
-                    tracing::warn!("{why}");
-                    client
-                        .show_message(MessageType::WARNING, format!("copilot-ls: {why}"))
-                        .await;
-                }
-                IndexEvent::Progress(Progress::Files { done, total }) => {
-                    let Some(token) = &token else { continue };
-                    let message = format!("{done}/{total} files");
-                    let percentage = (done * 100).checked_div(total).map(|p| p.min(100) as u32);
-                    let value = if begun {
-                        WorkDoneProgress::Report(WorkDoneProgressReport {
-                            cancellable: Some(false),
-                            message: Some(message),
-                            percentage,
-                        })
-                    } else {
-                        begun = true;
-                        WorkDoneProgress::Begin(WorkDoneProgressBegin {
-                            title: "Indexing".to_string(),
-                            cancellable: Some(false),
-                            message: Some(message),
-                            percentage,
-                        })
-                    };
-                    send(&client, token, value).await;
-                }
-                IndexEvent::Done(report) => {
-                    if let (Some(token), true) = (&token, begun) {
-                        let end = WorkDoneProgress::End(WorkDoneProgressEnd {
-                            message: Some(format!("{} files read", report.files_read)),
-                        });
-                        send(&client, token, end).await;
-                    }
-                    break;
-                }
-            }
+        Token {
+            token,
+            title,
+            begun: false,
         }
-    });
+    }
+
+    /// `begin` the first time, `report` after: `n/N files`.
+    async fn report(&mut self, client: &Client, done: usize, total: usize) {
+        let Some(token) = &self.token else { return };
+        let message = format!("{done}/{total} files");
+        let percentage = (done * 100).checked_div(total).map(|p| p.min(100) as u32);
+        let value = if self.begun {
+            WorkDoneProgress::Report(WorkDoneProgressReport {
+                cancellable: Some(false),
+                message: Some(message),
+                percentage,
+            })
+        } else {
+            self.begun = true;
+            WorkDoneProgress::Begin(WorkDoneProgressBegin {
+                title: self.title.to_string(),
+                cancellable: Some(false),
+                message: Some(message),
+                percentage,
+            })
+        };
+        send(client, token, value).await;
+    }
+
+    async fn end(&self, client: &Client, message: String) {
+        if let (Some(token), true) = (&self.token, self.begun) {
+            let end = WorkDoneProgress::End(WorkDoneProgressEnd {
+                message: Some(message),
+            });
+            send(client, token, end).await;
+        }
+    }
 }
 
 async fn send(client: &Client, token: &NumberOrString, value: WorkDoneProgress) {

@@ -82,9 +82,14 @@ pub async fn initialized(backend: &Backend) {
             })
             .ok(),
         };
-        if let Err(error) = backend.client.register_capability(vec![registration]).await {
-            tracing::info!("the client did not register the file watcher: {error}");
-        }
+        // Not awaited here: a handler that waits on the client holds a slot of the
+        // connection while the reply may be queued behind it (see `lsp::CONCURRENCY`).
+        let client = backend.client.clone();
+        tokio::spawn(async move {
+            if let Err(error) = client.register_capability(vec![registration]).await {
+                tracing::info!("the client did not register the file watcher: {error}");
+            }
+        });
     }
     let problems: Vec<String> = std::mem::take(
         &mut *backend

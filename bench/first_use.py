@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""First use, side by side: what a new user's first minute costs on a real checkout and on
+a generated 50,000-file corpus, for this build and a baseline binary (issue #26).
+
+Usage: first_use.py BIN BASELINE_BIN --real DIR [--files 50000] [--question TEXT]
+
+For each workspace and binary, alternating which goes first so a noisy machine weighs on
+both alike, on an empty cache (COPILOT_LS_CACHE_DIR under .tmp/bench-first-use/):
+- cold `copilot-ls index --json`: wall seconds, the process's peak RSS (wait4), and with
+  COPILOT_LS_INDEX_PROFILE=1 the time every file was searchable (a build that has one
+  phase is searchable when it ends);
+- warm `index`: the same again, nothing changed;
+- first answer: on an empty cache again, `copilot-ls ask --json` with no model, wall
+  seconds, and how much of the index the answer saw (`index.filesIndexed`/`filesTotal`;
+  a binary without that field is shown as `?`).
+Prints one Markdown table. Set --files 0 to skip the generated corpus.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(REPO, ".tmp", "bench-first-use")
+
+
+def measured(argv, env):
+    """argv run under a small Python parent that reports the child's own peak RSS."""
+    helper = ("import os,sys,resource,subprocess,time;t=time.perf_counter();"
+              "p=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
+              "w=time.perf_counter()-t;r=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
+              "sys.stdout.write(p.stdout);sys.stderr.write(p.stderr);"
+              "sys.stderr.write('\\n@@ %f %d %d\\n'%(w,r,p.returncode))")
+    done = subprocess.run([sys.executable, "-c", helper] + argv, env=env, capture_output=True,
+                          text=True)
+    out, err = done.stdout, done.stderr
+    wall, rss_kb, code = err.rsplit("@@ ", 1)[1].split()
+    return out, err, float(wall), int(rss_kb) / 1024, int(code)
+
+
+def cold_index(binary, root, env):
+    shutil.rmtree(env["COPILOT_LS_CACHE_DIR"], ignore_errors=True)
+    env = dict(env, COPILOT_LS_INDEX_PROFILE="1")
+    out, err, wall, rss, code = measured([binary, "index", "--json", "--workspace", root], env)
+    if code != 0:
+        raise SystemExit(f"{binary} index failed: {err[-500:]}")
+    found = re.search(r"searchable after ([0-9.]+)s", err)
+    searchable = float(found.group(1)) if found and float(found.group(1)) > 0 else wall
+    return json.loads(out)["files"], wall, searchable, rss
+
+
+def first_answer(binary, root, env, question):
+    shutil.rmtree(env["COPILOT_LS_CACHE_DIR"], ignore_errors=True)
+    out, err, wall, rss, code = measured([binary, "ask", "--json", "--workspace", root,
+                                          question], env)
+    if code != 0:
+        raise SystemExit(f"{binary} ask failed: {err[-500:]}")
+    result = json.loads(out)
+    seen = result.get("index")
+    coverage = (f"{seen['filesIndexed']:,}/{seen['filesTotal']:,}" if seen else "?")
+    top = [c["path"] for c in result.get("citations", [])][:1]
+    return wall, coverage, top[0] if top else "-"
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) < 2 or "--real" not in args:
+        raise SystemExit(__doc__)
+    binaries = {"this build": os.path.abspath(args[0]), "baseline": os.path.abspath(args[1])}
+    real = os.path.abspath(args[args.index("--real") + 1])
+    files = int(args[args.index("--files") + 1]) if "--files" in args else 50000
+    question = (args[args.index("--question") + 1] if "--question" in args
+                else "where is the configuration parsed")
+    workspaces = [(os.path.basename(real), real)]
+    if files:
+        corpus = os.path.join(REPO, ".tmp", "bench-index", f"corpus-{files}")
+        if not os.path.isdir(corpus):
+            subprocess.run([sys.executable, os.path.join(REPO, "bench/gen_corpus.py"), corpus,
+                            "--files", str(files)], check=True, stdout=subprocess.DEVNULL)
+        workspaces.append((f"generated {files:,}", corpus))
+    rows = []
+    for w, (name, root) in enumerate(workspaces):
+        order = list(binaries.items())
+        if w % 2:
+            order.reverse()
+        for label, binary in order:
+            env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/"),
+                   "COPILOT_LS_PROVIDER": "none",
+                   "COPILOT_LS_CACHE_DIR": os.path.join(OUT, "cache")}
+            indexed, cold, searchable, rss = cold_index(binary, root, env)
+            _, _, warm, _, _ = measured([binary, "index", "--json", "--workspace", root], env)
+            answer, coverage, top = first_answer(binary, root, env, question)
+            rows.append((name, label, indexed, searchable, cold, warm, rss, answer, coverage, top))
+            print(f"done: {name}, {label}", file=sys.stderr)
+    print(f"First use, no model; the first answer is `ask` on an empty cache (\"{question}\").\n")
+    print("| workspace | binary | files | searchable s | cold build s | warm `index` s "
+          "| peak RSS MB | first answer s | files the answer saw | its first citation |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for row in rows:
+        print("| %s | %s | %d | %.1f | %.1f | %.2f | %.0f | %.1f | %s | %s |" % row)
+    load = os.getloadavg()[0]
+    print(f"\nload average at the end: {load:.1f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

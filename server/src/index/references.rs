@@ -1,0 +1,91 @@
+//! The index's answer to "which files may use this identifier": every file whose term
+//! set (`file_words`, the file document's terms) holds all the terms the identifier's
+//! words make. A file that has the identifier as a whole word has all of them, so this
+//! never misses a file the index holds. A multi-part name's terms include its parts
+//! glued (`refillcount`), so a file with only the words apart is not named; one that
+//! spells it in another case or style (`refillCount`, `RefillCount`) is, and
+//! `find_references`, which matches exactly, drops it when it reads the file.
+
+use tantivy::collector::DocSetCollector;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Term};
+use tantivy::{Searcher, TantivyDocument};
+
+use super::schema::Fields;
+use super::tokenize::{for_each_word_term, words};
+
+/// Paths (workspace-relative) of the files that may hold `name`, unordered; `None` when
+/// `name` makes no term the index keeps (a stop word, one letter, a very long word),
+/// so the index cannot tell and the caller must read the files.
+pub fn files_with_identifier(
+    searcher: &Searcher,
+    fields: &Fields,
+    name: &str,
+) -> tantivy::Result<Option<Vec<String>>> {
+    let mut terms: Vec<String> = Vec::new();
+    for word in words(name) {
+        let before = terms.len();
+        for_each_word_term(word, |term| terms.push(term.to_string()));
+        if terms.len() == before {
+            // A word with no term (`is`, `x`): every file may hold it.
+            return Ok(None);
+        }
+    }
+    terms.sort_unstable();
+    terms.dedup();
+    if terms.is_empty() {
+        return Ok(None);
+    }
+    let clauses: Vec<(Occur, Box<dyn Query>)> = terms
+        .iter()
+        .map(|term| {
+            let query: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(fields.file_words, term),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Must, query)
+        })
+        .collect();
+    let found = searcher.search(&BooleanQuery::new(clauses), &DocSetCollector)?;
+    let mut paths = Vec::with_capacity(found.len());
+    for address in found {
+        let stored: TantivyDocument = searcher.doc(address)?;
+        if let Some(path) = stored
+            .get_first(fields.file_path)
+            .and_then(|v| tantivy::schema::Value::as_str(&v))
+        {
+            paths.push(path.to_string());
+        }
+    }
+    Ok(Some(paths))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::index::tests::index_of;
+
+    #[test]
+    fn files_holding_every_term_of_the_identifier() {
+        let index = index_of(&[
+            ("a.rs", "fn main() { bucket.refill_count(); }\n"),
+            ("b.rs", "// refill the count\n"),
+            ("c.rs", "fn refill() {}\n"),
+            ("d.py", "def refillCount(): pass\n"),
+        ]);
+        let mut found = index.files_with_identifier("refill_count").unwrap();
+        found.sort();
+        // `refillCount` makes the same terms (the tool reads d.py and drops it); b.rs has
+        // only the words apart, not the glued compound.
+        assert_eq!(found, ["a.rs", "d.py"]);
+        let mut found = index.files_with_identifier("refill").unwrap();
+        found.sort();
+        assert_eq!(found, ["a.rs", "b.rs", "c.rs", "d.py"]);
+        assert!(index
+            .files_with_identifier("nowhere_at_all")
+            .unwrap()
+            .is_empty());
+        // A stop word or a single letter: the index cannot tell.
+        assert!(index.files_with_identifier("x").is_none());
+        assert!(index.files_with_identifier("the").is_none());
+    }
+}

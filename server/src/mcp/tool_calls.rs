@@ -1,0 +1,192 @@
+//! One `tools/call`: the workspace it runs in, waiting for the index (with
+//! `notifications/progress` when the request has a `progressToken`) for the tools that
+//! answer from it, the tool itself on a blocking thread (through `tools::run_with_index`,
+//! so the same sandbox and secret redaction as in an ask), cancellation, and the result
+//! as text plus `structuredContent`. Bad arguments, paths or patterns are results with
+//! `isError: true`, never protocol errors.
+
+use rmcp::model::{
+    CallToolResult, ContentBlock, JsonObject, ProgressNotificationParam, ProgressToken,
+};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use serde_json::Value;
+
+use super::engine::{Building, Coverage, Engine, Root};
+use super::structured;
+use crate::agent;
+use crate::tools;
+
+/// Hits asked of the index for `locate`: as many as a no-model ask chooses its
+/// `agent::PLACES` from.
+const LOCATE_HITS: usize = agent::NO_MODEL_CANDIDATES;
+
+/// What ending a call can mean besides a result.
+pub enum Ended {
+    Result(CallToolResult),
+    Cancelled,
+}
+
+pub async fn call(
+    engine: &Engine,
+    name: &str,
+    arguments: Option<JsonObject>,
+    context: &RequestContext<RoleServer>,
+) -> Ended {
+    let arguments = Value::Object(arguments.unwrap_or_default());
+    let root = match engine.root().await {
+        Ok(root) => root,
+        Err(error) => return Ended::Result(failed(&error)),
+    };
+    let (cancel, _watching) = engine.call_cancel(&context.ct);
+    let uses_index = name == "locate" || tools::uses_index(name);
+    let mut coverage = Coverage::Complete;
+    if uses_index {
+        let progress = Progress::new(context);
+        coverage = root
+            .wait_for_index(&cancel, |building| progress.send(building))
+            .await;
+        if coverage == Coverage::Cancelled {
+            return Ended::Cancelled;
+        }
+    }
+    let tool = name.to_string();
+    let running = tokio::task::spawn_blocking(move || run(&root, &tool, &arguments, coverage));
+    tokio::select! {
+        done = running => match done {
+            Ok(result) => Ended::Result(result),
+            Err(error) => Ended::Result(failed(&format!("the tool failed unexpectedly: {error}"))),
+        },
+        _ = cancel.cancelled() => Ended::Cancelled,
+    }
+}
+
+fn run(root: &Root, name: &str, arguments: &Value, coverage: Coverage) -> CallToolResult {
+    if name == "locate" {
+        return locate(root, arguments, coverage);
+    }
+    let output = tools::run_with_index(
+        name,
+        &arguments.to_string(),
+        &root.workspace,
+        Some(&root.index),
+    );
+    if !output.ok {
+        return failed(output.text.trim_start_matches("Error: "));
+    }
+    let mut text = output.text.clone();
+    if let Coverage::Partial { done, total } = coverage {
+        text.push_str(&partial_note(done, total));
+    }
+    let mut structure = structured::of(name, arguments, &output);
+    if matches!(coverage, Coverage::Partial { .. }) && structure.get("complete").is_some() {
+        structure["complete"] = Value::Bool(false);
+    }
+    success(text, structure)
+}
+
+/// `locate`: the places a no-model ask lists for the question.
+fn locate(root: &Root, arguments: &Value, coverage: Coverage) -> CallToolResult {
+    let question = match arguments.as_object() {
+        Some(object) if object.keys().any(|k| k != "question") => {
+            return failed("locate takes only `question`");
+        }
+        _ => arguments
+            .get("question")
+            .and_then(Value::as_str)
+            .map(str::trim),
+    };
+    let Some(question) = question.filter(|q| !q.is_empty()) else {
+        return failed("question must be a non-empty string, e.g. {\"question\": \"where are retries decided?\"}");
+    };
+    let hits = root.index.search(question, LOCATE_HITS);
+    let places = agent::locate(&root.workspace, &hits, question);
+    let mut text = String::new();
+    for (i, place) in places.iter().enumerate() {
+        text.push_str(&format!(
+            "{}. {}:{}-{} {}\n{}\n",
+            i + 1,
+            place.path,
+            place.line,
+            place.end_line.max(place.line),
+            place.label,
+            place.excerpt
+        ));
+    }
+    let complete = coverage == Coverage::Complete;
+    if places.is_empty() {
+        text.push_str(if complete {
+            "(nothing in the workspace matches the question's words)\n"
+        } else {
+            "(nothing found yet: the workspace index is still being built)\n"
+        });
+    }
+    if let Coverage::Partial { done, total } = coverage {
+        text.push_str(&partial_note(done, total));
+    }
+    // The excerpts were redacted by `agent::locate`; the whole text once more, as every
+    // tool result is.
+    let text = crate::workspace::redact::redact(&text).into_owned();
+    success(text, structured::located(&places, complete))
+}
+
+fn partial_note(done: usize, total: usize) -> String {
+    format!(
+        "(the workspace index is still being built: {done} of {total} files checked; results may be incomplete)\n"
+    )
+}
+
+fn success(text: String, structure: Value) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structure);
+    result
+}
+
+/// A result the model reads as a failure (`isError: true`), with the reason.
+pub fn failed(reason: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!("Error: {reason}"))])
+}
+
+/// `notifications/progress` on the request's token, when it has one.
+struct Progress {
+    target: Option<(Peer<RoleServer>, ProgressToken)>,
+    last: std::sync::Mutex<Option<(usize, usize)>>,
+}
+
+impl Progress {
+    fn new(context: &RequestContext<RoleServer>) -> Progress {
+        Progress {
+            target: context
+                .meta
+                .get_progress_token()
+                .map(|token| (context.peer.clone(), token)),
+            last: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn send(&self, building: Building) {
+        let Some((peer, token)) = &self.target else {
+            return;
+        };
+        // Before the walk has counted the files there is nothing to report.
+        if building.total == 0 {
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let now = (building.done, building.total);
+        // Progress must increase: a repeated value is not sent again.
+        if last.is_some_and(|(done, total)| done >= now.0 && total == now.1) {
+            return;
+        }
+        *last = Some(now);
+        let mut param = ProgressNotificationParam::new(token.clone(), building.done as f64);
+        param.total = (building.total > 0).then_some(building.total as f64);
+        param.message = Some(format!(
+            "indexing {}/{} files",
+            building.done, building.total
+        ));
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            let _ = peer.notify_progress(param).await;
+        });
+    }
+}

@@ -1,0 +1,220 @@
+//! The rules table (`rules.toml`, compiled into the binary) and the token rules run
+//! over a text: a keyword prefilter (one Aho-Corasick pass, as gitleaks does) picks the
+//! rules worth running, each of those runs its regex over the whole text.
+
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::Regex;
+use serde::Deserialize;
+
+use super::randomness::looks_random;
+use super::{is_placeholder, Found, MIN_PASSWORD_LEN};
+
+#[derive(Deserialize)]
+struct Table {
+    #[serde(default)]
+    block: Vec<BlockSpec>,
+    #[serde(default)]
+    token: Vec<TokenSpec>,
+    assignment: AssignmentSpec,
+}
+
+#[derive(Deserialize)]
+struct BlockSpec {
+    id: String,
+    #[allow(dead_code)]
+    source: String,
+    marker: String,
+    begin: String,
+    end: String,
+    keyword: String,
+}
+
+#[derive(Deserialize)]
+struct TokenSpec {
+    id: String,
+    #[allow(dead_code)]
+    source: String,
+    marker: String,
+    keywords: Vec<String>,
+    regex: String,
+    #[serde(default)]
+    secret: usize,
+    #[serde(default)]
+    value: Option<String>,
+}
+
+/// The words of the `[assignment]` table, lower case.
+#[derive(Deserialize)]
+pub struct AssignmentSpec {
+    #[allow(dead_code)]
+    source: String,
+    pub password_words: Vec<String>,
+    pub secret_words: Vec<String>,
+    pub key_words: Vec<String>,
+    pub not_secret_last: Vec<String>,
+    pub placeholders: Vec<String>,
+}
+
+/// A multi-line key: what opens and closes it.
+pub struct BlockRule {
+    pub marker: String,
+    pub begin: Regex,
+    pub end: Regex,
+    pub keyword: String,
+}
+
+/// What a token rule's secret group must also pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ValueTest {
+    None,
+    Random,
+    Password,
+}
+
+pub struct TokenRule {
+    pub marker: String,
+    regex: Regex,
+    secret: usize,
+    value: ValueTest,
+}
+
+pub struct Rules {
+    pub blocks: Vec<BlockRule>,
+    pub tokens: Vec<TokenRule>,
+    /// Keyword automaton over every token rule's keywords; `keyword_rule[i]` is the
+    /// rule of pattern `i`.
+    keywords: AhoCorasick,
+    keyword_rule: Vec<usize>,
+    pub assignment: AssignmentSpec,
+}
+
+pub static RULES: LazyLock<Rules> = LazyLock::new(|| load(include_str!("rules.toml")));
+
+/// Parses the table. It is compiled in, so a mistake in it is a bug the unit tests
+/// catch, never a state the server runs in.
+fn load(text: &str) -> Rules {
+    let table: Table = toml::from_str(text).expect("rules.toml parses");
+    let compile = |id: &str, pattern: &str| {
+        Regex::new(pattern).unwrap_or_else(|e| panic!("rules.toml: {id}: {e}"))
+    };
+    let blocks = table
+        .block
+        .iter()
+        .map(|spec| BlockRule {
+            marker: spec.marker.clone(),
+            begin: compile(&spec.id, &spec.begin),
+            end: compile(&spec.id, &spec.end),
+            keyword: spec.keyword.clone(),
+        })
+        .collect();
+    let mut patterns = Vec::new();
+    let mut keyword_rule = Vec::new();
+    let tokens = table
+        .token
+        .iter()
+        .enumerate()
+        .map(|(index, spec)| {
+            for keyword in &spec.keywords {
+                patterns.push(keyword.clone());
+                keyword_rule.push(index);
+            }
+            let value = match spec.value.as_deref() {
+                None => ValueTest::None,
+                Some("random") => ValueTest::Random,
+                Some("password") => ValueTest::Password,
+                Some(other) => panic!("rules.toml: {}: unknown value test {other}", spec.id),
+            };
+            TokenRule {
+                marker: spec.marker.clone(),
+                regex: compile(&spec.id, &spec.regex),
+                secret: spec.secret,
+                value,
+            }
+        })
+        .collect();
+    let keywords = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .build(&patterns)
+        .expect("keywords build");
+    let mut assignment = table.assignment;
+    for list in [
+        &mut assignment.password_words,
+        &mut assignment.secret_words,
+        &mut assignment.key_words,
+        &mut assignment.not_secret_last,
+        &mut assignment.placeholders,
+    ] {
+        for word in list.iter_mut() {
+            *word = word.to_ascii_lowercase();
+        }
+    }
+    Rules {
+        blocks,
+        tokens,
+        keywords,
+        keyword_rule,
+        assignment,
+    }
+}
+
+impl Rules {
+    /// Every token rule's findings in `text` (they may overlap; the caller picks).
+    pub fn tokens(&self, text: &str) -> Vec<Found> {
+        let mut triggered = vec![false; self.tokens.len()];
+        // Overlapping matches: a keyword inside another (`sk-` in `sk-ant-`) counts too.
+        for found in self.keywords.find_overlapping_iter(text) {
+            triggered[self.keyword_rule[found.pattern().as_usize()]] = true;
+        }
+        let mut out = Vec::new();
+        for (rule, _) in self.tokens.iter().zip(&triggered).filter(|(_, t)| **t) {
+            for caps in rule.regex.captures_iter(text) {
+                let Some(secret) = caps.get(rule.secret) else {
+                    continue;
+                };
+                let passes = match rule.value {
+                    ValueTest::None => true,
+                    ValueTest::Random => looks_random(secret.as_str()),
+                    ValueTest::Password => {
+                        secret.len() >= MIN_PASSWORD_LEN && !is_placeholder(secret.as_str(), "")
+                    }
+                };
+                if passes && !secret.is_empty() {
+                    out.push(Found {
+                        range: secret.range(),
+                        marker: rule.marker.clone(),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_loads_and_every_rule_has_a_source_and_a_keyword() {
+        let table: Table = toml::from_str(include_str!("rules.toml")).unwrap();
+        for spec in &table.token {
+            assert!(!spec.source.trim().is_empty(), "{}", spec.id);
+            assert!(!spec.keywords.is_empty(), "{}", spec.id);
+        }
+        for spec in &table.block {
+            assert!(!spec.source.trim().is_empty(), "{}", spec.id);
+        }
+        let rules = &*RULES;
+        assert!(rules.tokens.len() >= 50, "{}", rules.tokens.len());
+        assert!(!rules.blocks.is_empty());
+        let ids: Vec<&str> = table.token.iter().map(|r| r.id.as_str()).collect();
+        let mut unique = ids.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(ids.len(), unique.len(), "rule ids are unique");
+        assert!(rules.blocks.iter().all(|b| !b.keyword.is_empty()));
+    }
+}

@@ -1,0 +1,256 @@
+"""Sessions that outlive their process: random ids, conversations kept under the cache
+directory, `session/load` replaying and continuing them, `session/list`, and the LSP
+side continuing one by the same id (PROTOCOL.md section 9, ACP)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from pathlib import Path
+
+from acp import text_block
+
+from conftest import (COPILOT_LS_BIN, TIMEOUT, EditorClient, FakeProvider, agent_env, run,
+                      running_agent)
+from test_acp import by_kind, turn
+
+
+def test_session_ids_are_random_and_unique_across_processes(workspace):
+    async def one_process():
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            return [await agent.new_session(), await agent.new_session()]
+
+    ids = run(one_process()) + run(one_process())
+    assert len(set(ids)) == 4, ids
+    assert all(re.fullmatch(r"[0-9a-f]{32}", id) for id in ids), ids
+
+
+def test_a_kept_conversation_is_replayed_by_load_and_continued_in_a_new_process(
+        workspace, fake_dir):
+    fake = FakeProvider([
+        turn("Let me look.", ("call-1", "read_file", {"path": "src/lib.rs"})),
+        turn("`add` subtracts: see src/lib.rs:3."),
+        turn("Yes, it should add."),
+    ], fake_dir)
+
+    async def first():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            initialized = await agent.initialize()
+            session = await agent.new_session()
+            await agent.prompt(session, text_block("What does add do?"))
+        return initialized, session
+
+    async def second(session):
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            loaded = await asyncio.wait_for(agent.connection.load_session(
+                cwd=str(workspace), session_id=session, mcp_servers=[]), TIMEOUT)
+            replayed = len(client.wire)
+            response = await agent.prompt(session, text_block("Is that a bug?"))
+        return client, loaded, replayed, response
+
+    try:
+        initialized, session = run(first())
+        client, loaded, replayed, response = run(second(session))
+    finally:
+        fake.stop()
+    capabilities = initialized.agent_capabilities
+    assert capabilities.load_session is True
+    assert capabilities.session_capabilities.list is not None
+    # The replay came before load's answer: user and agent chunks and the tool call.
+    answered = next(i for i, m in enumerate(client.wire[:replayed])
+                    if "result" in m and "modes" in (m["result"] or {}))
+    before = [m["params"]["update"] for m in client.wire[:answered]
+              if m.get("method") == "session/update"]
+    kinds = [u["sessionUpdate"] for u in before]
+    assert kinds[0] == "user_message_chunk", kinds
+    assert before[0]["content"]["text"] == "What does add do?"
+    assert "tool_call" in kinds and "agent_message_chunk" in kinds, kinds
+    call = by_kind(before, "tool_call")[0]
+    assert call["title"] == "read_file: src/lib.rs" and call["status"] == "completed", call
+    answer = "".join(u["content"]["text"] for u in by_kind(before, "agent_message_chunk"))
+    assert "`add` subtracts" in answer and "Let me look." in answer, answer
+    assert loaded.modes.current_mode_id == "edit"
+    assert response.stop_reason == "end_turn"
+    # The model saw the whole first exchange: the follow-up continues it.
+    messages = fake.messages(2)
+    contents = [str(m.get("content")) for m in messages]
+    assert any("What does add do?" in c for c in contents), contents
+    assert any("`add` subtracts" in c for c in contents), contents
+    assert "Is that a bug?" in contents[-1]
+    # Nothing was written inside the workspace.
+    assert sorted(p.name for p in workspace.rglob("*")) == ["lib.rs", "src"]
+
+
+def test_a_session_that_asked_nothing_yet_can_be_loaded_elsewhere(workspace):
+    async def create():
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            return await agent.new_session()
+
+    async def load(session):
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            await agent.connection.load_session(cwd=str(workspace), session_id=session,
+                                                mcp_servers=[])
+            listed = await agent.connection.list_sessions(cwd=str(workspace))
+            response = await agent.prompt(session, text_block("Where is add?"))
+        return client, listed, response
+
+    session = run(create())
+    client, listed, response = run(load(session))
+    assert [s.session_id for s in listed.sessions] == [session]
+    assert listed.sessions[0].title is None
+    assert response.stop_reason == "end_turn"
+    commands = [u for u in client.session_updates()
+                if u["sessionUpdate"] == "available_commands_update"]
+    assert commands, "commands are sent after session/load too"
+
+
+def test_loading_an_unknown_session_is_an_error_and_the_agent_goes_on(workspace):
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            try:
+                await agent.connection.load_session(cwd=str(workspace), session_id="f" * 32,
+                                                    mcp_servers=[])
+            except Exception as error:  # noqa: BLE001 - the SDK's RequestError
+                failure = error
+            else:
+                failure = None
+            session = await agent.new_session()
+        return failure, session
+
+    failure, session = run(body())
+    assert failure is not None and "f" * 32 in str(failure)
+    assert session
+
+
+def test_session_list_shows_kept_sessions_with_their_first_question(workspace, fake_dir, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "main.py").write_text("print('hi')\n")
+    fake = FakeProvider([turn("One."), turn("Two."), turn("Three.")], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            first = await agent.new_session()
+            await agent.prompt(first, text_block("Where is add defined?"))
+            await agent.prompt(first, text_block("And who calls it?"))
+            second = await agent.new_session(cwd=other.resolve())
+            await agent.prompt(second, text_block("What does main.py print?"))
+            here = await agent.connection.list_sessions(cwd=str(workspace))
+            everywhere = await agent.connection.list_sessions()
+        return first, second, here, everywhere
+
+    try:
+        first, second, here, everywhere = run(body())
+    finally:
+        fake.stop()
+    assert [s.session_id for s in here.sessions] == [first]
+    listed = here.sessions[0]
+    assert listed.title == "Where is add defined?"
+    assert listed.cwd == str(workspace)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", listed.updated_at), listed.updated_at
+    assert {s.session_id for s in everywhere.sessions} == {first, second}
+
+
+def lsp_frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+async def lsp_read(reader: asyncio.StreamReader) -> dict:
+    length = 0
+    while True:
+        line = await reader.readline()
+        assert line, "the server closed its output"
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(await reader.readexactly(length))
+
+
+def test_the_lsp_side_continues_a_kept_conversation_by_its_id(workspace, fake_dir):
+    fake = FakeProvider([turn("It adds, badly."), turn("From the LSP side: yes.")], fake_dir)
+
+    async def acp_side():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            await agent.prompt(session, text_block("What does add do?"))
+        return session
+
+    async def lsp_side(session):
+        env = agent_env(workspace, fake)
+        process = await asyncio.create_subprocess_exec(
+            COPILOT_LS_BIN, cwd=str(workspace), env=env, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        try:
+            send = lambda m: process.stdin.write(lsp_frame(m))  # noqa: E731
+            send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {}}})
+            while (await lsp_read(process.stdout)).get("id") != 1:
+                pass
+            send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            send({"jsonrpc": "2.0", "id": 2, "method": "copilot/ask", "params": {
+                "question": "Is that right?", "conversationId": session}})
+            while True:
+                message = await asyncio.wait_for(lsp_read(process.stdout), TIMEOUT)
+                if message.get("id") == 2 and "method" not in message:
+                    return message
+                if "method" in message and "id" in message:
+                    send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        finally:
+            process.kill()
+            await process.wait()
+
+    try:
+        session = run(acp_side())
+        reply = run(lsp_side(session))
+    finally:
+        fake.stop()
+    assert reply["result"]["conversationId"] == session, reply
+    contents = [str(m.get("content")) for m in fake.messages(1)]
+    assert any("What does add do?" in c for c in contents), contents
+    assert any("It adds, badly." in c for c in contents), contents
+    assert "Is that right?" in contents[-1]
+
+
+def test_a_corrupt_kept_conversation_is_skipped(workspace):
+    cache = workspace.parent / (workspace.name + "-cache") / "copilot-ls" / "conversations"
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            await agent.prompt(session, text_block("Where is add?"))
+        files = list(cache.rglob("*.json"))
+        assert len(files) == 1, files
+        (files[0].parent / "broken.json").write_text("{not json")
+        files[0].write_bytes(b"\xff\xfe")
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            listed = await agent.connection.list_sessions(cwd=str(workspace))
+            again = await agent.new_session()
+        return listed, again
+
+    listed, again = run(body())
+    assert listed.sessions == []
+    assert again
