@@ -80,7 +80,14 @@ const SCRIPT = `
   function nearBottom() { return window.innerHeight + window.scrollY >= document.body.scrollHeight - 60; }
   function openKeys() { return new Set([...document.querySelectorAll('details[open][data-key]')].map((d) => d.dataset.key)); }
   function reopen(root, keys) { for (const d of root.querySelectorAll('details[data-key]')) if (keys.has(d.dataset.key)) d.open = true; }
+  // What each section shows now. A section is replaced only when its HTML changes: the
+  // extension re-sends sections as documents and diagnostics move, and a replacement
+  // between a button's mousedown and mouseup loses the click (it lands on #answer).
+  const shown = new Map();
   function place(id, html) {
+    if (shown.get(id) === html && document.getElementById('exchange-' + id)) return;
+    shown.set(id, html);
+    shown.delete('all');
     const keys = openKeys();
     const template = document.createElement('template');
     template.innerHTML = html;
@@ -98,7 +105,9 @@ const SCRIPT = `
     const stick = nearBottom();
     if (m.type === 'exchange') {
       place(m.id, m.html);
-    } else if (m.type === 'all') {
+    } else if (m.type === 'all' && m.html !== shown.get('all')) {
+      shown.clear();
+      shown.set('all', m.html);
       const keys = openKeys();
       thread.innerHTML = m.html;
       reopen(thread, keys);

@@ -11,10 +11,19 @@ import type { Browser, Page } from 'playwright-core';
 import {
   answerFrame,
   answerInputBox,
+  closeAnswerTab,
   closeSettings,
+  coveredInAnswer,
   cursorAt,
   errorNotification,
+  extensionLogIn,
+  focusProblems as focusProblemsOf,
+  goToLine,
+  readRequests,
+  searchSettings,
   serverRunning,
+  settingItem as settingItemOf,
+  showThread,
   e2eEnv,
   notification,
   openFile,
@@ -23,73 +32,12 @@ import {
   startFakeProvider,
   launchBrowser,
   stopAll,
+  THREAD_CONTROLS,
   waitUntil,
   type CodeServer,
   type E2eEnv,
 } from './harness';
-
-const QUESTION = 'How does the rate limiter refill its tokens?';
-const FOLLOW_UP = 'And where are its limits configured?';
-const OLD_TEXT = '    fn refill(&mut self) {\n';
-const NEW_TEXT = '    /// Adds the tokens earned since the last refill, up to capacity.\n    fn refill(&mut self) {\n';
-
-const STREAMED =
-  'Streaming answer: the bucket refills lazily, adding the elapsed time multiplied by the refill rate, ' +
-  'capped at its capacity, every time a request tries to take a token, so idle buckets cost nothing at all.';
-const CONFIG_OLD = '    pub port: u16,\n';
-const CONFIG_NEW = '    /// The port to listen on.\n    pub port: u16,\n';
-
-// One step per model call, consumed in order by the asks below.
-const SCRIPT = {
-  steps: [
-    { tool_calls: [{ id: 'call_1', name: 'search_code', arguments: { pattern: 'TokenBucket' } }] },
-    {
-      // Slow enough for the progress notification to show the first tool step, also on a
-      // loaded machine while the answer view opens.
-      delay_ms: 3000,
-      text: 'Reading the bucket and proposing doc comments.',
-      tool_calls: [
-        { id: 'call_2', name: 'read_file', arguments: { path: 'src/rate_limit.rs', start_line: 1, end_line: 40 } },
-        {
-          id: 'call_3',
-          name: 'propose_edit',
-          arguments: { path: 'src/rate_limit.rs', old_text: OLD_TEXT, new_text: NEW_TEXT, title: 'Document refill' },
-        },
-        {
-          id: 'call_3b',
-          name: 'propose_edit',
-          arguments: { path: 'src/config.rs', old_text: CONFIG_OLD, new_text: CONFIG_NEW, title: 'Document port' },
-        },
-      ],
-    },
-    {
-      tool_calls: [
-        {
-          id: 'call_4',
-          name: 'answer',
-          arguments: {
-            answer:
-              'Tokens are refilled lazily: `try_acquire` calls `refill` first (src/rate_limit.rs:26), ' +
-              'which adds `elapsed * refill_per_sec` tokens, capped at `capacity`.\n\n' +
-              '```rust\nfn refill(&mut self) {\n    let now = Instant::now();\n}\n```',
-            citations: [
-              { path: 'src/rate_limit.rs', line: 26, end_line: 34, note: 'refill before taking a token' },
-              { path: 'src/config.rs', line: 12, end_line: 18, note: 'burst and rate come from the environment' },
-            ],
-          },
-        },
-      ],
-    },
-    { text: 'Follow-up answer: the limits come from `TOLLBOOTH_BURST` and `TOLLBOOTH_RPS` in src/config.rs:11.' },
-    { text: 'Selection answer: `refill` adds the tokens earned since src/rate_limit.rs:37.' },
-    // A slow model: the answer streams word by word.
-    { text: STREAMED, chunk_delay_ms: 80 },
-    { hang: true },
-    { text: 'Second answer, while the first still runs.' },
-    { hang: true },
-    { status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' },
-  ],
-};
+import { CONFIG_NEW, FOLLOW_UP, NEW_TEXT, NOTES_NEW, QUESTION, SCRIPT } from './scenario';
 
 let env: E2eEnv;
 let work: string;
@@ -99,24 +47,13 @@ let server: CodeServer;
 let browser: Browser;
 let page: Page;
 
-function requests(): Array<{ path: string; body: { messages?: Array<{ role: string; content: unknown }> } }> {
-  try {
-    return readFileSync(record, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
+function requests() {
+  return readRequests(record);
 }
 
 /** The extension's log so far (its output channel, as VS Code writes it to disk). */
 function extensionLog(): string {
-  const logs = path.join(work, 'home', 'user-data', 'logs');
-  return readdirSync(logs, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith(path.join('copilot-ls.copilot-ls', 'copilot-ls.log')))
-    .map((f) => readFileSync(path.join(logs, f), 'utf8'))
-    .join('\n');
+  return extensionLogIn(path.join(work, 'home', 'user-data'));
 }
 
 async function ask(command: string, title: string, question: string): Promise<void> {
@@ -126,15 +63,28 @@ async function ask(command: string, title: string, question: string): Promise<vo
 
 /** A setting in the open Settings editor, by its label ("Model", "Path", ...). */
 function settingItem(label: string) {
-  return page.locator('.settings-editor .setting-item', { has: page.locator('.setting-item-label', { hasText: new RegExp(`^${label}$`) }) }).first();
+  return settingItemOf(page, label);
 }
 
 async function focusProblems(): Promise<void> {
-  await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
-  await page.locator('.markers-panel').waitFor({ state: 'visible' });
+  await focusProblemsOf(page);
 }
 
-/** `it`, plus a screenshot of the window when the test fails. */
+/** A screenshot of a fixed flow, kept with the run's other output. */
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(env.outDir, `${name}.png`) });
+}
+
+/** The Refactor Preview's row for `file`, its checkbox, and its Apply button. */
+function refactorPreview(file: string) {
+  const row = page.locator(`.monaco-list-row[aria-label*="${file}, making text edits"]`);
+  return { row, checkbox: row.locator('.edit-checkbox'), apply: page.locator('.monaco-button', { hasText: /^Apply$/ }).first() };
+}
+
+/** How much of the extension's log a failed step prints. */
+const FAILURE_LOG_LINES = 60;
+
+/** `it`, plus a screenshot of the window and the extension log's tail when it fails. */
 function step(name: string, fn: () => Promise<void>): void {
   it(name, async () => {
     try {
@@ -142,6 +92,15 @@ function step(name: string, fn: () => Promise<void>): void {
     } catch (err) {
       const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
       await page?.screenshot({ path: path.join(env.outDir, `failed-${slug}.png`) }).catch(() => undefined);
+      // CI keeps only what is printed: the extension's last lines say what it did.
+      const tail = (() => {
+        try {
+          return extensionLog().split('\n').slice(-FAILURE_LOG_LINES).join('\n');
+        } catch {
+          return '(no extension log)';
+        }
+      })();
+      console.error(`--- the extension's log before "${name}" failed:\n${tail}\n---`);
       throw err;
     }
   });
@@ -161,12 +120,12 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     const port = await startFakeProvider(env.fakeProvider, script, record, env.outDir);
 
     server = await startCodeServer(env, path.join(work, 'home'), workspace, {
-      'copilot.server.path': env.copilotLs,
-      'copilot.provider': 'openai',
-      'copilot.baseUrl': `http://127.0.0.1:${port}/v1`,
-      'copilot.model': 'fake',
-      'copilot.requestTimeoutSecs': 30,
-      'copilot.trace.server': 'verbose',
+      'copilot-ls.server.path': env.copilotLs,
+      'copilot-ls.provider': 'openai',
+      'copilot-ls.baseUrl': `http://127.0.0.1:${port}/v1`,
+      'copilot-ls.model': 'fake',
+      'copilot-ls.requestTimeoutSecs': 30,
+      'copilot-ls.trace.server': 'verbose',
       'workbench.startupEditor': 'none',
       'workbench.secondarySideBar.defaultVisibility': 'hidden',
       'chat.disableAIFeatures': true,
@@ -217,7 +176,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await input.press('Escape');
   });
 
-  step('asks from the palette, shows each tool step, then the answer', async () => {
+  step('asks from the palette, shows each tool step in the thread, no notification over it, then the answer', async () => {
     await openFile(page, 'src/main.rs');
     // The empty thread first (a webview takes seconds to load on a busy machine); asking
     // from it still sends the editor the user was in.
@@ -225,10 +184,14 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await answerFrame(page).locator('#answer', { hasText: 'No answer yet' }).waitFor();
     await ask('copilot-ls: Ask', 'copilot-ls: Ask', QUESTION);
     // The first tool step shows in the thread while the ask runs; the next model call is
-    // slow, and meanwhile the notification says it waits for the model (not the last step).
+    // slow, and meanwhile the thread says it waits for the model (not the last step).
     const running = answerFrame(page).locator('.exchange[data-state="running"]');
     await running.locator('.step', { hasText: 'search_code' }).waitFor();
-    await notification(page, 'waiting for the model').waitFor();
+    await running.locator('.phase', { hasText: 'waiting for the model' }).waitFor();
+    // The thread shows the ask: no progress notification lies over its buttons.
+    await notification(page, QUESTION).waitFor({ state: 'hidden' });
+    assert.deepEqual(await coveredInAnswer(page, [...THREAD_CONTROLS, '#stop']), []);
+    await screenshot('asking-no-toast-over-the-thread');
     const answer = answerFrame(page).locator('#answer');
     await answer.getByText('Tokens are refilled lazily').waitFor({ timeout: 60_000 });
     await answer.locator('a', { hasText: 'src/rate_limit.rs:26-34' }).waitFor();
@@ -246,7 +209,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     const decoration = (l: ReturnType<typeof answer.locator>) => l.evaluate((el) => getComputedStyle(el).textDecorationLine);
     assert.equal(await decoration(answer.locator('.answer p a').first()), 'underline');
     assert.equal(await decoration(answer.locator('.answer li a').first()), 'underline');
-    await page.screenshot({ path: path.join(env.outDir, 'answer.png') });
+    await screenshot('answer');
 
     const sent = requests();
     assert.equal(sent.length, 3, 'one model call per scripted turn');
@@ -258,13 +221,35 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     assert.ok(JSON.stringify(sent[0].body).includes('main.rs'), 'the active editor is part of the context');
   });
 
-  step('puts the citations in the Problems panel', async () => {
+  step('applies from the thread an edit to a file that is not open', async () => {
+    // docs/notes.md was never opened: VS Code has no document for it yet.
+    const edit = answerFrame(page).locator('.edit', { hasText: 'Update the notes' });
+    await edit.locator('pre.diff .added', { hasText: 'see issue 7' }).waitFor();
+    await edit.locator('button.apply').click();
+    const preview = refactorPreview('notes.md');
+    await preview.apply.waitFor();
+    // The change is ticked: Apply right away applies it.
+    await preview.checkbox.waitFor();
+    assert.equal(await preview.checkbox.getAttribute('aria-checked'), 'true', 'the suggested change starts ticked');
+    await screenshot('apply-to-an-unopened-file');
+    await preview.apply.click();
+    await edit.locator('.edit-note', { hasText: 'applied' }).waitFor();
+    await openFile(page, 'docs/notes.md');
+    await page.locator('.view-lines', { hasText: 'see issue 7' }).first().waitFor();
+    await page.keyboard.press('Control+S');
+    await waitUntil('the notes edit on disk', () => readFileSync(path.join(workspace, 'docs/notes.md'), 'utf8').includes(NOTES_NEW) || undefined);
+    assert.ok(!extensionLog().includes('Illegal argument'), 'no failure in the extension');
+    await showThread(page);
+  });
+
+  step('puts the citations in the Problems panel, from copilot-ls', async () => {
     await focusProblems();
     const rows = page.locator('.markers-panel .monaco-list-row');
     await rows.filter({ hasText: 'refill before taking a token' }).first().waitFor();
     await rows.filter({ hasText: 'burst and rate come from the environment' }).first().waitFor();
-    const text = (await page.locator('.markers-panel').innerText()).toLowerCase();
-    assert.ok(text.includes('copilot'), 'source copilot is shown');
+    const text = await page.locator('.markers-panel').innerText();
+    assert.match(text, /copilot-ls/, 'the source is shown as copilot-ls');
+    assert.doesNotMatch(text, /copilot(?!-ls)/i, 'never as copilot alone');
   });
 
   step('opens a citation link at the cited line', async () => {
@@ -282,33 +267,33 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await cursorAt(page, 12);
   });
 
-  step('lists the citations in the Copilot Citations view', async () => {
-    const header = page.locator('.pane-header', { hasText: 'copilot-ls Citations' });
+  step('lists the citations in the Citations view, headed copilot-ls, never Copilot', async () => {
+    const header = page.locator('.pane-header', { has: page.locator('.title', { hasText: /^Citations$/ }) });
     if ((await header.getAttribute('aria-expanded')) !== 'true') {
       await header.click();
     }
+    // The header as shown (VS Code capitalizes a view's name, not its description).
+    await header.locator('.description', { hasText: 'copilot-ls' }).waitFor();
+    const shown = await header.innerText();
+    assert.doesNotMatch(shown, /Copilot/, shown);
     const tree = page.locator('.pane', { has: header });
     await tree.locator('.monaco-list-row', { hasText: 'Document refill' }).waitFor();
     await tree.locator('.monaco-list-row', { hasText: 'src/config.rs:12-18' }).waitFor();
+    await screenshot('citations-view');
     await tree.locator('.monaco-list-row', { hasText: 'src/rate_limit.rs:26-34' }).click();
     await page.locator('.tabs-container .tab.active[aria-label*="rate_limit.rs"]').first().waitFor();
     await cursorAt(page, 26);
     await header.click();
   });
 
-  step('applies the suggested edit as a quick fix through the refactor preview', async () => {
+  step('applies the suggested edit as a quick fix through the refactor preview, ticked', async () => {
     await openFile(page, 'src/rate_limit.rs');
-    await page.keyboard.press('Control+G');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(':35');
-    await input.press('Enter');
-    await cursorAt(page, 35);
-    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Copilot: Document refill' }).first();
+    await goToLine(page, 35);
+    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'copilot-ls: Document refill' }).first();
     // Ctrl+. right after moving the cursor can race VS Code's own code action request;
     // if the menu shows without our fix, close it and ask again.
     let misses = 0;
-    await waitUntil('the Copilot quick fix in the Ctrl+. menu', async () => {
+    await waitUntil('the copilot-ls quick fix in the Ctrl+. menu', async () => {
       await page.keyboard.press('Control+.');
       try {
         await fix.waitFor({ timeout: 5000 });
@@ -320,51 +305,55 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
         return undefined;
       }
     }, 40_000);
+    assert.equal(await page.locator('.action-widget .monaco-list-row', { hasText: /Copilot: / }).count(), 0, 'titled copilot-ls, not Copilot');
     await fix.click();
-    // needsConfirmation makes VS Code show the refactor preview, with the change
-    // unticked: nothing is applied until the user ticks it and presses Apply.
-    const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
-    await apply.waitFor();
-    const fileRow = page.locator('.monaco-list-row[aria-label*="rate_limit.rs, making text edits"]');
-    const checkbox = fileRow.locator('.edit-checkbox');
-    await checkbox.waitFor();
-    assert.equal(await checkbox.getAttribute('aria-checked'), 'false', 'a suggested edit starts unticked');
-    await checkbox.click();
-    await fileRow.locator('.edit-checkbox[aria-checked="true"]').waitFor();
-    await apply.click();
+    // The refactor preview shows the change, ticked: its Apply applies it.
+    const preview = refactorPreview('rate_limit.rs');
+    await preview.apply.waitFor();
+    await preview.checkbox.waitFor();
+    assert.equal(await preview.checkbox.getAttribute('aria-checked'), 'true', 'a suggested edit starts ticked');
+    await screenshot('refactor-preview-ticked');
+    await preview.apply.click();
     await page.locator('.view-lines', { hasText: 'Adds the tokens earned since the last refill' }).first().waitFor();
     await page.keyboard.press('Control+S');
     await waitUntil('the edit on disk', () => readFileSync(path.join(workspace, 'src/rate_limit.rs'), 'utf8').includes(NEW_TEXT) || undefined);
   });
 
-  step('applies a suggested edit from the thread through the refactor preview', async () => {
+  step('applies a suggested edit from the thread through the refactor preview, ticked', async () => {
+    await runCommand(page, 'copilot-ls: Show Last Answer');
     const edit = answerFrame(page).locator('.edit', { hasText: 'Document port' });
     // The change shows as a diff in the thread.
     await edit.locator('pre.diff .added', { hasText: '/// The port to listen on.' }).waitFor();
     await edit.locator('button.apply').click();
-    const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
-    await apply.waitFor();
-    const fileRow = page.locator('.monaco-list-row[aria-label*="config.rs, making text edits"]');
-    const checkbox = fileRow.locator('.edit-checkbox');
-    await checkbox.waitFor();
-    assert.equal(await checkbox.getAttribute('aria-checked'), 'false', 'nothing is applied before the user ticks it');
-    await checkbox.click();
-    await fileRow.locator('.edit-checkbox[aria-checked="true"]').waitFor();
-    await apply.click();
-    // Applied: the server withdraws it, and the thread no longer offers it.
-    await edit.locator('.edit-note', { hasText: 'applied' }).waitFor();
+    const preview = refactorPreview('config.rs');
+    await preview.apply.waitFor();
+    await preview.checkbox.waitFor();
+    assert.equal(await preview.checkbox.getAttribute('aria-checked'), 'true', 'pressing Apply right away applies it');
+    await preview.apply.click();
+    // Applied: the server withdraws it, and the thread says so.
+    await edit.locator('.edit-note', { hasText: /^applied$/ }).waitFor();
+    assert.ok(extensionLog().includes('suggested edit') && !/suggested edit \S+: not applied/.test(extensionLog()), 'applied, not "not applied"');
     await openFile(page, 'src/config.rs');
     await page.locator('.view-lines', { hasText: 'The port to listen on.' }).first().waitFor();
     await page.keyboard.press('Control+S');
     await waitUntil('the thread edit on disk', () => readFileSync(path.join(workspace, 'src/config.rs'), 'utf8').includes(CONFIG_NEW) || undefined);
     // config.rs opened in the thread's group; bring the thread back.
-    await runCommand(page, 'copilot-ls: Show Last Answer');
-    await answerFrame(page).locator('#question').waitFor();
+    await showThread(page);
   });
 
-  step('follows a citation to where its text moved after the edit', async () => {
+  step('follows the cited text after the edit: citation links and the answer\'s own links alike', async () => {
     // The edit above added a line at the top of config.rs: the server republished the
-    // citation's diagnostic one line down, and the thread's link follows it.
+    // citation's diagnostic one line down; the thread's links follow it, the link in the
+    // answer's text too, as the Citations view and Go to Citation do.
+    const answer = answerFrame(page).locator('.exchange').first().locator('.answer');
+    const mention = answer.locator('p a', { hasText: /^src\/config\.rs:\d+$/ });
+    await answer.locator('p a', { hasText: 'src/config.rs:13' }).waitFor();
+    assert.deepEqual(await mention.allInnerTexts(), ['src/config.rs:13']);
+    await screenshot('answer-links-follow');
+    await mention.click();
+    await page.locator('.tabs-container .tab.active[aria-label*="config.rs"]').first().waitFor();
+    await cursorAt(page, 13);
+    await runCommand(page, 'copilot-ls: Show Last Answer');
     const link = answerFrame(page).locator('#answer a', { hasText: 'src/config.rs:13-19' });
     await link.waitFor();
     await link.click();
@@ -374,8 +363,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'src/config.rs:13-19' }).first();
     await pick.waitFor();
     await page.keyboard.press('Escape');
-    await runCommand(page, 'copilot-ls: Show Last Answer');
-    await answerFrame(page).locator('#question').waitFor();
+    await showThread(page);
   });
 
   step('follows up from the thread\'s input box, in the same conversation and thread', async () => {
@@ -386,7 +374,12 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await thread.getByText('Follow-up answer').waitFor({ timeout: 60_000 });
     // The first exchange is still there above it.
     assert.equal(await thread.locator('.exchange').count(), 2);
-    await thread.locator('.exchange').first().getByText('Tokens are refilled lazily').waitFor();
+    const first = thread.locator('.exchange').first();
+    await first.getByText('Tokens are refilled lazily').waitFor();
+    // Its applied edits still say so; its links stay where they last were.
+    assert.deepEqual(await first.locator('.edit-note').allInnerTexts(), ['applied', 'applied', 'applied']);
+    await first.locator('.answer p a', { hasText: 'src/config.rs:13' }).waitFor();
+    await screenshot('applied-after-follow-up');
     const sent = requests();
     assert.equal(sent.length, 4);
     const body = JSON.stringify(sent[3].body);
@@ -396,21 +389,14 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
   });
 
   step('shows the last answer again after its view was closed', async () => {
-    const tab = page.locator('.tabs-container .tab', { hasText: /^copilot-ls$/ });
-    await tab.hover();
-    await tab.locator('.tab-actions .action-label').first().click();
-    await page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
+    await closeAnswerTab(page);
     await runCommand(page, 'copilot-ls: Show Last Answer');
     await answerFrame(page).locator('#answer').getByText('Follow-up answer').waitFor();
   });
 
   step('asks about the selection', async () => {
     await openFile(page, 'src/rate_limit.rs');
-    await page.keyboard.press('Control+G');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.fill(':36');
-    await input.press('Enter');
-    await cursorAt(page, 36);
+    await goToLine(page, 36);
     for (let i = 0; i < 4; i++) {
       await page.keyboard.press('Shift+ArrowDown');
     }
@@ -472,11 +458,14 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
 
   step('stays busy while any ask runs: a second ask that finishes does not make it idle', async () => {
     await ask('copilot-ls: Ask', 'copilot-ls: Ask', 'Which ports does it listen on?');
-    const progress = notification(page, 'Which ports does it listen on?');
-    await progress.waitFor();
+    const running = answerFrame(page).locator('.exchange[data-state="running"]', { hasText: 'Which ports does it listen on?' });
+    await running.waitFor();
     await waitUntil('the hanging provider call', () => requests().length === 7 || undefined);
-    // Its model call has not answered: the notification says so, not a tool step.
-    await progress.getByText('waiting for the model').waitFor();
+    // Its model call has not answered: the thread says so, not a tool step; and no
+    // notification lies over the thread's buttons (a click on Stop reaches Stop).
+    await running.locator('.phase', { hasText: 'waiting for the model' }).waitFor();
+    await notification(page, 'Which ports does it listen on?').waitFor({ state: 'hidden' });
+    assert.deepEqual(await coveredInAnswer(page, [...THREAD_CONTROLS, '#stop']), []);
     await ask('copilot-ls: Ask', 'copilot-ls: Ask', 'What else is there?');
     await answerFrame(page).locator('#answer').getByText('Second answer, while the first still runs.').waitFor({ timeout: 60_000 });
     const status = page.locator('.statusbar-item', { hasText: 'copilot-ls' }).first();
@@ -484,16 +473,21 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     assert.equal(await status.locator('.codicon-comment-discussion').count(), 0, 'still busy: the first ask runs');
   });
 
-  step('cancels from the progress notification without an error, then goes idle', async () => {
+  step('shows a running ask as a notification once the thread is closed; cancels from it, then goes idle', async () => {
+    assert.equal(await notification(page, 'Which ports does it listen on?').count(), 0);
+    await closeAnswerTab(page);
+    // Out of view, the thread no longer shows the ask: a notification does, with Cancel.
     const progress = notification(page, 'Which ports does it listen on?');
-    await progress.waitFor();
+    await progress.getByText('waiting for the model').waitFor();
+    await screenshot('progress-notification-with-the-thread-closed');
     assert.equal(requests().length, 8);
     await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await progress.waitFor({ state: 'hidden' });
     await page.locator('.statusbar-item', { hasText: 'copilot-ls' }).first().locator('.codicon-comment-discussion').waitFor();
+    await showThread(page);
   });
 
-  step('stops a question typed into the thread with its Stop button', async () => {
+  step('stops a question typed into the thread with its Stop button, which nothing covers', async () => {
     const question = answerFrame(page).locator('#question');
     await question.fill('Will this be stopped?');
     await question.press('Enter');
@@ -501,6 +495,8 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await running.waitFor();
     await waitUntil('the hanging provider call', () => requests().length === 9 || undefined);
     const stop = answerFrame(page).locator('#stop');
+    await stop.waitFor();
+    assert.deepEqual(await coveredInAnswer(page, ['#stop']), []);
     await stop.click();
     await answerFrame(page).locator('.exchange[data-state="cancelled"]', { hasText: 'Will this be stopped?' }).getByText('Cancelled.').waitFor();
     await stop.waitFor({ state: 'hidden' });
@@ -509,42 +505,69 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
 
   step('sends a changed setting to the running server', async () => {
     mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot.model': 'fake-2' }));
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot-ls.model': 'fake-2' }));
     await waitUntil('the extension to send the new settings', () => (extensionLog().includes('"model":"fake-2"') ? true : undefined));
   });
 
-  step('shows a provider error with a button to the setting, and nothing for the cancel', async () => {
+  step('shows a provider error in the thread with a button to the setting; no notification over it', async () => {
     await ask('copilot-ls: Ask', 'copilot-ls: Ask', 'Why does this fail?');
-    const error = errorNotification(page, /copilot-ls: .*401/);
-    await error.waitFor({ timeout: 60_000 });
-    // A cancelled ask would have shown its error before this one; -32800 is not an error.
-    assert.equal(await errorNotification(page, /./).count(), 1, await page.locator('.notifications-toasts').innerText());
+    // The reply is in once the thread marks the question failed.
+    const failed = answerFrame(page).locator('.exchange[data-state="failed"]', { hasText: 'Why does this fail?' });
+    await failed.waitFor({ timeout: 60_000 });
+    const error = failed.locator('.error');
+    await error.getByText(/^provider returned 401/).waitFor();
+    assert.doesNotMatch(await error.innerText(), /copilot-ls: copilot-ls:/);
+    // Neither this error nor the cancelled asks left a notification over the thread.
+    assert.equal(await errorNotification(page, /./).count(), 0, await page.locator('.notifications-toasts').innerText());
+    assert.deepEqual(await coveredInAnswer(page, THREAD_CONTROLS), []);
+    await screenshot('error-in-the-thread');
     assert.equal(requests().length, 10, 'a 401 is not retried, the cancelled calls are not repeated');
-    assert.equal((requests()[9].body as { model?: string }).model, 'fake-2', 'didChangeConfiguration reached the server');
-    await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+    assert.equal(requests()[9].body.model, 'fake-2', 'didChangeConfiguration reached the server');
+    await error.locator('button.error-action', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor').waitFor();
     const search = page.locator('.settings-editor .suggest-input-container .view-lines');
-    await search.filter({ hasText: 'copilot.apiKeyEnv' }).waitFor();
+    await search.filter({ hasText: 'copilot-ls.apiKeyEnv' }).waitFor();
     await page.locator('.settings-editor .setting-item-label', { hasText: 'Api Key Env' }).first().waitFor();
     // Plain strings: each is a text box in the Settings UI, not "Edit in settings.json".
     const settings: Array<[string, string]> = [
-      ['copilot.baseUrl', 'Base Url'],
-      ['copilot.model', 'Model'],
-      ['copilot.apiKeyEnv', 'Api Key Env'],
-      ['copilot.server.path', 'Path'],
-      ['copilot.maxOutputTokens', 'Max Output Tokens'],
+      ['copilot-ls.baseUrl', 'Base Url'],
+      ['copilot-ls.model', 'Model'],
+      ['copilot-ls.apiKeyEnv', 'Api Key Env'],
+      ['copilot-ls.server.path', 'Path'],
+      ['copilot-ls.maxOutputTokens', 'Max Output Tokens'],
     ];
     for (const [key, label] of settings) {
-      await page.locator('.settings-editor .suggest-input-container').click();
-      await page.keyboard.press('Control+A');
-      await page.keyboard.type(key);
-      await page.locator('.settings-editor').getByText('1 Setting Found').waitFor();
+      await searchSettings(page, key, '1 Setting Found');
       const item = settingItem(label);
       await item.waitFor();
       await item.locator('input').first().waitFor();
       assert.equal(await item.getByText('Edit in settings.json').filter({ visible: true }).count(), 0, label);
     }
+    // None of them reads like GitHub Copilot's: no "Copilot: Base Url", as shown.
+    await searchSettings(page, '@ext:copilot-ls.copilot-ls', /^\d+ Settings Found$/);
+    await settingItem('Base Url').waitFor();
+    const shown = await page.locator('.settings-editor .settings-tree-container').innerText();
+    assert.doesNotMatch(shown, /Copilot:/, shown);
+    await screenshot('settings');
     await closeSettings(page);
+  });
+
+  step('reads an old copilot.* setting, with a deprecation note, and answers once without a model', async () => {
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot-ls.model': 'fake-2', 'copilot.provider': 'none' }));
+    const note = page.locator('.notifications-toasts .notification-list-item', { hasText: 'deprecated' });
+    await note.getByText(/copilot\.provider → copilot-ls\.provider/).waitFor();
+    await waitUntil('the old key to reach the server', () => (extensionLog().includes('"provider":"none"') ? true : undefined));
+    await screenshot('deprecated-setting');
+    await note.hover();
+    await note.locator('.codicon-notifications-clear').click();
+    await note.waitFor({ state: 'hidden' });
+    await ask('copilot-ls: Ask', 'copilot-ls: Ask', QUESTION);
+    const answered = answerFrame(page).locator('.exchange[data-state="answered"]', { hasText: QUESTION });
+    await answered.locator('.answer a', { hasText: /^src\/rate_limit\.rs:\d+$/ }).first().waitFor({ timeout: 60_000 });
+    const text = await answered.locator('.answer').innerText();
+    assert.equal(text.split('No model is configured').length - 1, 1, text);
+    assert.equal(requests().length, 10, 'no model was called');
+    await screenshot('no-model-answer');
   });
 
   step('clears the answers and their diagnostics', async () => {
@@ -557,10 +580,10 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
 
   step('reports a missing server binary; Open Settings lands on the setting', async () => {
     // A workspace setting, as a user would set it for one project; the extension
-    // restarts the server when copilot.server.path changes.
+    // restarts the server when copilot-ls.server.path changes.
     mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot.server.path': path.join(work, 'no-such-copilot-ls') }));
-    const error = errorNotification(page, 'copilot.server.path points to');
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot-ls.server.path': path.join(work, 'no-such-copilot-ls') }));
+    const error = errorNotification(page, 'copilot-ls.server.path points to');
     await error.waitFor();
     await page.locator('.statusbar-item', { has: page.locator('.codicon-error') }).filter({ hasText: 'copilot-ls' }).waitFor();
     await error.locator('.monaco-button', { hasText: 'Open Settings' }).click();
@@ -573,12 +596,12 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await closeSettings(page);
   });
 
-  step('Restart Server reads copilot.server.path again', async () => {
-    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot.server.path': env.copilotLs }));
+  step('Restart Server reads copilot-ls.server.path again', async () => {
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'copilot-ls.server.path': env.copilotLs }));
     await serverRunning(page).waitFor({ timeout: 60_000 });
     await runCommand(page, 'copilot-ls: Restart Server');
     await notification(page, 'copilot-ls: server restarted.').waitFor();
     await serverRunning(page).waitFor();
-    assert.ok(extensionLog().includes(`using copilot-ls at ${env.copilotLs} (from copilot.server.path)`));
+    assert.ok(extensionLog().includes(`using copilot-ls at ${env.copilotLs} (from copilot-ls.server.path)`));
   });
 });
