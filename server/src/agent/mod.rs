@@ -11,6 +11,7 @@ mod answer_stream;
 mod call_ids;
 mod citations;
 mod context;
+mod definition_extent;
 pub mod events;
 pub mod history;
 mod index_notice;

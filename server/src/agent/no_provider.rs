@@ -2,6 +2,7 @@
 //! found by the server's own retrieval, so the tool is useful on a fresh machine.
 
 use super::citations::{check, CitedLines};
+use super::definition_extent::{definition_end, indent};
 use super::place_lines::{self, first_code_line, name_overlap};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
 use crate::index::RetrievalHit;
@@ -138,16 +139,29 @@ struct Candidate {
 }
 
 /// The places listed, best first: the first `PLACES` distinct candidates in the
-/// retrieval's order, except that a place holding a definition that is a candidate too,
-/// but too far down to be listed, gives its slot to that definition when its name shares
-/// as many of the question's words (a class cited from its head, and the method of it
-/// that checks what was asked about: the index ranks a file's later chunks down).
+/// retrieval's order, each file's first place before any file's second (five places
+/// in one file show one guess; the answer is often the next file), except that a file
+/// the index ranked down as not what the question is about (a test, a doc, a config
+/// file) waits with the second places, in the retrieval's order. Then a place holding a
+/// definition that is a candidate too, but too far down to be listed, gives its slot to
+/// that definition when its name shares as many of the question's words (a class cited
+/// from its head, and the method of it that checks what was asked about: the index
+/// ranks a file's later chunks down).
 fn choose<'a>(candidates: &'a [Candidate], question: &[String]) -> Vec<&'a Candidate> {
     let same =
         |a: &Candidate, b: &Candidate| a.hit.path == b.hit.path && a.place.line == b.place.line;
+    let first_of_file = |i: usize| {
+        !candidates[..i]
+            .iter()
+            .any(|c| c.hit.path == candidates[i].hit.path)
+    };
+    let tier = |i: usize| usize::from(candidates[i].hit.ranked_down || !first_of_file(i));
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    // Stable: within a tier, the retrieval's order.
+    order.sort_by_key(|&i| tier(i));
     let mut listed: Vec<usize> = Vec::new();
-    for (i, candidate) in candidates.iter().enumerate() {
-        if listed.len() < PLACES && !listed.iter().any(|&l| same(&candidates[l], candidate)) {
+    for i in order {
+        if listed.len() < PLACES && !listed.iter().any(|&l| same(&candidates[l], &candidates[i])) {
             listed.push(i);
         }
     }
@@ -335,106 +349,6 @@ fn innermost<'a>(candidates: impl Iterator<Item = &'a Symbol>) -> Option<&'a Sym
     candidates.min_by_key(|s| (s.end_line - s.line, usize::MAX - s.depth))
 }
 
-/// The 0-based last line of the definition on line `defining`: where its braces close
-/// when it opens one within its first lines (C, C++, Java, JavaScript, Go, Rust…; a
-/// declaration ending in `;` first is one line), else by indentation (Python, Ruby…).
-fn definition_end(lines: &[&str], defining: usize) -> usize {
-    braces_end(lines, defining).unwrap_or_else(|| indentation_end(lines, defining))
-}
-
-/// Lines a signature may take before its body's `{`.
-const SIGNATURE_LINES: usize = 12;
-
-fn braces_end(lines: &[&str], defining: usize) -> Option<usize> {
-    let mut depth: i64 = 0;
-    let mut opened = false;
-    for (i, line) in lines.iter().enumerate().skip(defining) {
-        let code = code_part(line);
-        for c in code.chars() {
-            match c {
-                '{' => {
-                    depth += 1;
-                    opened = true;
-                }
-                '}' => depth -= 1,
-                _ => {}
-            }
-        }
-        if opened && depth <= 0 {
-            return Some(i);
-        }
-        if !opened {
-            let trimmed = code.trim_end();
-            // Python's `def f():` and friends: no braces to follow.
-            if trimmed.ends_with(':') && !trimmed.ends_with("::") {
-                return None;
-            }
-            if trimmed.ends_with(';') {
-                return Some(i);
-            }
-            if i - defining >= SIGNATURE_LINES {
-                return None;
-            }
-        }
-    }
-    opened.then_some(lines.len().saturating_sub(1))
-}
-
-/// A line without its string and character literals and its `//` or `#` comment, so
-/// their braces do not count.
-fn code_part(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some(q) => {
-                if c == '\\' {
-                    chars.next();
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None => match c {
-                '"' | '`' => quote = Some(c),
-                // A lone `'` is a Rust lifetime, not a quote: only `'x'` counts.
-                '\'' if chars.clone().nth(1) == Some('\'') => quote = Some(c),
-                '/' if chars.peek() == Some(&'/') => break,
-                '#' if out.trim().is_empty() => break,
-                _ => out.push(c),
-            },
-        }
-    }
-    out
-}
-
-/// The last line of an indented body: before the next line indented no deeper than the
-/// defining line, keeping a closing `end`, `)` or `]` at that depth and the rest of a
-/// multi-line signature (`) -> T:`).
-fn indentation_end(lines: &[&str], defining: usize) -> usize {
-    let depth = indent(lines[defining]);
-    let mut last = defining;
-    for (i, line) in lines.iter().enumerate().skip(defining + 1) {
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        if indent(line) > depth {
-            last = i;
-            continue;
-        }
-        let closes = trimmed.starts_with(['}', ')', ']']) || trimmed == "end" || trimmed == "end;";
-        if closes {
-            last = i;
-            if trimmed.ends_with(':') {
-                continue;
-            }
-        }
-        break;
-    }
-    last
-}
-
 fn is_code(line: &str) -> bool {
     let line = line.trim();
     !line.is_empty()
@@ -461,13 +375,6 @@ fn short_name(symbol: &str) -> &str {
     } else {
         last
     }
-}
-
-fn indent(line: &str) -> usize {
-    line.chars()
-        .take_while(|c| c.is_whitespace())
-        .map(|c| if c == '\t' { 4 } else { 1 })
-        .sum()
 }
 
 fn is_prose(path: &str) -> bool {
@@ -538,6 +445,68 @@ fn label_line(text: &str, offset: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn candidate(path: &str, line: usize, ranked_down: bool) -> Candidate {
+        Candidate {
+            hit: RetrievalHit {
+                path: path.to_string(),
+                start_line: line,
+                end_line: line + 2,
+                score: 1.0,
+                symbol: None,
+                ranked_down,
+                text: String::new(),
+            },
+            place: Place {
+                line,
+                end_line: line + 2,
+                heading: None,
+                symbol: None,
+            },
+            label: format!("f{line}"),
+        }
+    }
+
+    #[test]
+    fn each_files_first_place_comes_first_and_a_ranked_down_file_waits_with_the_seconds() {
+        let candidates = [
+            candidate("src/a.rs", 1, false),
+            candidate("src/a.rs", 10, false),
+            candidate("tests/a.rs", 1, true),
+            candidate("src/a.rs", 20, false),
+            candidate("src/b.rs", 1, false),
+            candidate("src/c.rs", 1, false),
+            candidate("src/d.rs", 1, false),
+        ];
+        let listed: Vec<(&str, usize)> = choose(&candidates, &[])
+            .iter()
+            .map(|c| (c.hit.path.as_str(), c.place.line))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("src/a.rs", 1),
+                ("src/b.rs", 1),
+                ("src/c.rs", 1),
+                ("src/d.rs", 1),
+                ("src/a.rs", 10),
+            ]
+        );
+        // With fewer files, the rest keep the retrieval's order.
+        let listed: Vec<(&str, usize)> = choose(&candidates[..4], &[])
+            .iter()
+            .map(|c| (c.hit.path.as_str(), c.place.line))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("src/a.rs", 1),
+                ("src/a.rs", 10),
+                ("tests/a.rs", 1),
+                ("src/a.rs", 20)
+            ]
+        );
+    }
 
     const PY: &str = "import os\n\nclass Bucket:\n    \"\"\"A bucket.\"\"\"\n\n    @property\n    def level(self):\n        a = 1\n        b = 2\n        return a + b\n\n    def drain(self):\n        pass\n";
 

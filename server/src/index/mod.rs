@@ -83,6 +83,9 @@ pub struct RetrievalHit {
     pub score: f32,
     /// The definition the chunk is about, if any.
     pub symbol: Option<String>,
+    /// The chunk's file is of a kind the question is not about (a test, example,
+    /// benchmark, changelog, docs, generated or vendored file), and was ranked down.
+    pub ranked_down: bool,
     /// The chunk text: the lines `start_line..=end_line` as the editor or the disk has
     /// them now, without the final newline.
     pub text: String,
@@ -384,6 +387,7 @@ impl RetrievalIndex {
                     end_line: found.end_line,
                     score: found.score,
                     symbol: found.symbol,
+                    ranked_down: found.ranked_down,
                     text,
                 })
             })

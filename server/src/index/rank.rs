@@ -234,6 +234,8 @@ pub struct Corpus {
 pub struct Scored {
     pub candidate: usize,
     pub score: f32,
+    /// Its file is of a kind the question is not about, and was ranked down for it.
+    pub ranked_down: bool,
 }
 
 /// The best of `candidates` for the question, best first, at most `limit`.
@@ -334,6 +336,7 @@ pub fn rank(
                 return Some(Scored {
                     candidate: position,
                     score: bm25,
+                    ranked_down: false,
                 });
             }
             let mut path_terms: Vec<String> = Vec::new();
@@ -360,18 +363,20 @@ pub fn rank(
                 FileKind::Source if candidate.generated => FileKind::Generated,
                 kind => kind,
             };
+            let kind_factor = intent.factor(kind, candidate.in_test_module);
             let score = (bm25 + params.path_weight * path_bonus)
                 * (1.0 + params.coverage_weight * coverage)
                 * (1.0 + name_weight * name_match(&candidate.definitions, &words))
                 * (1.0 + params.named_weight * named_strength(&candidate.definitions, &named))
                 * (1.0 + params.path_ref_weight * path_ref)
-                * intent.factor(kind, candidate.in_test_module);
+                * kind_factor;
             if choose_places {
                 place_scores[position] = place_bm25 * (1.0 + params.path_ref_weight * path_ref);
             }
             Some(Scored {
                 candidate: position,
                 score,
+                ranked_down: kind_factor < 1.0,
             })
         })
         .collect();

@@ -35,6 +35,8 @@ pub struct Found {
     pub end_line: usize,
     pub score: f32,
     pub symbol: Option<String>,
+    /// Its file is of a kind the question is not about (rank.rs ranked it down).
+    pub ranked_down: bool,
 }
 
 /// A second index searched with the first, and the paths of the first whose documents
@@ -147,6 +149,7 @@ pub fn search(
                 end_line: candidate.end_line as usize,
                 score: scored.score,
                 symbol: super::named::best_symbol(candidate, &wanted, &corpus),
+                ranked_down: scored.ranked_down,
             }
         })
         .collect())

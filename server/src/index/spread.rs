@@ -40,7 +40,7 @@ pub fn first_places(candidates: &[Candidate], picked: Vec<Scored>, place: &[f32]
         if !out.iter().any(|o| o.candidate == candidate) {
             out.push(Scored {
                 candidate,
-                score: scored.score,
+                ..*scored
             });
         }
     }
@@ -70,6 +70,7 @@ pub fn diversify(
         candidate: usize,
         /// Picks of the chunk's file when `score` was computed.
         seen: i32,
+        ranked_down: bool,
     }
     impl Eq for Entry {}
     impl PartialOrd for Entry {
@@ -93,6 +94,7 @@ pub fn diversify(
             order,
             candidate: s.candidate,
             seen: 0,
+            ranked_down: s.ranked_down,
         })
         .collect();
     let mut picked_per_file: HashMap<&str, i32> = HashMap::new();
@@ -108,6 +110,7 @@ pub fn diversify(
             out.push(Scored {
                 candidate: entry.candidate,
                 score: entry.score,
+                ranked_down: entry.ranked_down,
             });
         } else {
             heap.push(Entry {
