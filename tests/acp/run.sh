@@ -84,26 +84,8 @@ done
 unset OPENAI_API_KEY ANTHROPIC_API_KEY COPILOT_LS_PROVIDER COPILOT_LS_BASE_URL \
   COPILOT_LS_MODEL COPILOT_LS_MAX_STEPS COPILOT_LS_STREAM COPILOT_LS_TIMEOUT_SECS
 
-report=$(mktemp)
-trap 'rm -f "$report"' EXIT
-cd "$TEST_DIR"
-# No __pycache__ left in the checkout.
-export PYTHONDONTWRITEBYTECODE=1
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider --junit-xml="$report" "$@"
-status=$?
-passed=0 failed=0
-if [ -s "$report" ]; then
-  read -r tests failures errors skipped < <("$VENV/bin/python" - "$report" <<'PY'
-import sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-suite = root if root.tag == "testsuite" else root.find("testsuite")
-print(*(int(suite.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")))
-PY
-  )
-  failed=$((failures + errors))
-  passed=$((tests - failed - skipped))
-fi
-# No test collected is a failure too (pytest's exit 5).
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+# shellcheck source=../support/pytest_counts.sh
+. "$TEST_DIR/../support/pytest_counts.sh"
+run_pytest "$VENV" "$TEST_DIR" "$@"
 summary "$passed" "$failed"
 exit $status
