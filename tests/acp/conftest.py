@@ -35,7 +35,8 @@ FAKE_PROVIDER_BIN = os.environ.get("FAKE_PROVIDER_BIN", "")
 # happens.
 TIMEOUT = 30.0
 # Updates about the session rather than a prompt.
-SESSION_LEVEL_UPDATES = ("available_commands_update", "current_mode_update")
+SESSION_LEVEL_UPDATES = ("available_commands_update", "current_mode_update",
+                         "config_option_update")
 
 
 class FakeProvider:
@@ -146,7 +147,8 @@ class EditorClient:
 
     def wire_updates(self) -> list[dict[str, Any]]:
         """The `update` objects of the session/update notifications about prompts, in
-        wire order (the session's own, commands and mode, are in `session_updates`)."""
+        wire order (the session's own, commands, mode and menus, are in
+        `session_updates`)."""
         return [u for u in self.session_updates()
                 if u["sessionUpdate"] not in SESSION_LEVEL_UPDATES]
 

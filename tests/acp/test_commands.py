@@ -1,5 +1,5 @@
-"""Slash commands answered without a model, and the `ask` / `edit` modes
-(PROTOCOL.md section 9, ACP)."""
+"""Slash commands answered without a model, the `ask` / `edit` modes, and the mode and
+model menus (session config options) (PROTOCOL.md section 9, ACP)."""
 
 from __future__ import annotations
 
@@ -100,3 +100,86 @@ def test_ask_mode_offers_no_edit_tool_and_edit_mode_does(workspace, fake_dir):
     assert refused.startswith("Error: propose_edit is not available"), refused
     assert client.permission_requests == [] and client.writes == []
     assert asked.stop_reason == edited.stop_reason == "end_turn"
+
+
+def as_dict(option) -> dict:
+    """A config option of a response (an SDK model) or of an update (a dict)."""
+    return option if isinstance(option, dict) else option.model_dump(by_alias=True)
+
+
+def menu(options: list, option_id: str) -> dict:
+    """One config option of a response or update, as a plain dict."""
+    for option in map(as_dict, options):
+        if option["id"] == option_id:
+            return option
+    raise AssertionError(f"no {option_id} option in {options}")
+
+
+def test_the_model_menu_lists_the_providers_models_and_a_choice_reaches_the_provider(
+        workspace, fake_dir):
+    fake = FakeProvider([turn("First."), turn("Second, from the larger model.")], fake_dir)
+
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            created = await agent.connection.new_session(cwd=str(workspace), mcp_servers=[])
+            session = created.session_id
+            # The provider's listing arrives after the answer, as a menu update.
+            deadline = time.monotonic() + TIMEOUT
+            while not by_kind(client.session_updates(), "config_option_update"):
+                assert time.monotonic() < deadline, "no config_option_update"
+                await asyncio.sleep(0.02)
+            first = await agent.prompt(session, text_block("Which model?"))
+            chosen = await agent.connection.set_config_option(
+                config_id="model", session_id=session, value="fake-model-large")
+            second = await agent.prompt(session, text_block("And now?"))
+            refused = None
+            try:
+                await agent.connection.set_config_option(
+                    config_id="model", session_id=session, value="no-such-model")
+            except Exception as error:  # the SDK raises the JSON-RPC error
+                refused = error
+            moded = await agent.connection.set_config_option(
+                config_id="mode", session_id=session, value="ask")
+        return client, created, first, chosen, second, refused, moded
+
+    try:
+        client, created, first, chosen, second, refused, moded = run(body())
+    finally:
+        fake.stop()
+    model = menu(created.config_options, "model")
+    assert model["category"] == "model" and model["currentValue"] == "fake-model"
+    assert [o["value"] for o in model["options"]] == ["fake-model"]
+    assert menu(created.config_options, "mode")["currentValue"] == "edit"
+    listed = menu(by_kind(client.session_updates(), "config_option_update")[0]["configOptions"],
+                  "model")
+    assert [o["value"] for o in listed["options"]] == ["fake-model", "fake-model-large"]
+    assert menu(chosen.config_options, "model")["currentValue"] == "fake-model-large"
+    requests = fake.requests()
+    assert [r["body"]["model"] for r in requests] == ["fake-model", "fake-model-large"]
+    assert first.stop_reason == second.stop_reason == "end_turn"
+    assert refused is not None and "unknown model no-such-model" in str(refused), refused
+    assert menu(moded.config_options, "mode")["currentValue"] == "ask"
+    modes = [u["currentModeId"] for u in by_kind(client.session_updates(), "current_mode_update")]
+    assert modes == ["ask"]
+
+
+def test_without_a_provider_only_the_mode_is_offered(workspace, fake_dir):
+    async def body():
+        client = EditorClient()
+        async with running_agent(workspace, None, client) as agent:
+            await agent.initialize()
+            created = await agent.connection.new_session(cwd=str(workspace), mcp_servers=[])
+            refused = None
+            try:
+                await agent.connection.set_config_option(
+                    config_id="model", session_id=created.session_id, value="gpt-4.1")
+            except Exception as error:
+                refused = error
+        return created, refused
+
+    created, refused = run(body())
+    ids = [as_dict(o)["id"] for o in created.config_options]
+    assert ids == ["mode"], ids
+    assert refused is not None and "no provider is configured" in str(refused), refused

@@ -9,18 +9,18 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, CurrentModeUpdate, Implementation, InitializeRequest,
-    InitializeResponse, ListSessionsRequest, ListSessionsResponse, LoadSessionRequest,
-    LoadSessionResponse, McpCapabilities, NewSessionRequest, NewSessionResponse,
-    PromptCapabilities, PromptRequest, PromptResponse, SessionCapabilities,
-    SessionListCapabilities, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+    AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, SessionCapabilities, SessionListCapabilities, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error};
 
 use super::client_fs::FsCapabilities;
 use super::sessions::{Mode, Sessions};
-use super::{session_start, transport, turn};
+use super::{config_options, session_start, transport, turn};
 use crate::session::{lock, Settings};
 
 pub struct AgentState {
@@ -42,7 +42,8 @@ pub async fn serve(
         sessions: Sessions::default(),
     });
     let (on_initialize, on_new, on_load) = (state.clone(), state.clone(), state.clone());
-    let (on_prompt, on_cancel, on_mode) = (state.clone(), state.clone(), state);
+    let (on_prompt, on_cancel, on_mode) = (state.clone(), state.clone(), state.clone());
+    let on_option = state;
     let served = Agent
         .v1()
         .name("copilot-ls")
@@ -102,14 +103,24 @@ pub async fn serve(
                         request.mode_id.0
                     )));
                 };
-                *lock(&session.mode) = mode;
                 responder.respond(SetSessionModeResponse::new())?;
-                session
-                    .updates
-                    .send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
-                        mode.id(),
-                    )));
+                config_options::set_mode(&session, mode);
+                config_options::send_options(&session);
                 Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest,
+                        responder: Responder<SetSessionConfigOptionResponse>,
+                        _connection: ConnectionTo<Client>| {
+                let Some(session) = on_option.sessions.get(&request.session_id.0) else {
+                    return responder.respond_with_error(unknown_session(&request.session_id.0));
+                };
+                match config_options::set(&session, &request) {
+                    Ok(options) => responder.respond(SetSessionConfigOptionResponse::new(options)),
+                    Err(error) => responder.respond_with_error(error),
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )

@@ -7,7 +7,8 @@
 //! load it. The files here, one concern each: `transport` (stdio lines in front of the
 //! SDK: bad input answered, long errors cut), `agent` (the handler table),
 //! `session_start` (`session/new`, `session/load`, `session/list`), `sessions` (the
-//! session map, modes, notices and running prompts), `turn` (one prompt, start to
+//! session map, modes, notices and running prompts), `config_options` (the mode and
+//! model menus, `session/set_config_option`), `turn` (one prompt, start to
 //! answer), `prompt` (prompt blocks → `AskRequest`), `commands` (slash commands),
 //! `updates` (`AskEvent`s → `session/update`, and replaying a kept conversation),
 //! `client_fs` (reading and writing through the client's `fs/*` methods),
@@ -21,6 +22,7 @@
 mod agent;
 mod client_fs;
 mod commands;
+mod config_options;
 mod mcp_tools;
 mod permissions;
 mod prompt;

@@ -1,8 +1,8 @@
 //! Beginning a session: `session/new` (a new id, random), `session/load` (a kept
 //! conversation replayed as `session/update`s, then continued), and `session/list`
 //! (the kept conversations). A session's workspace root and sandbox are its `cwd`; its
-//! MCP servers start in the background; the slash commands and the modes are sent
-//! after the answer.
+//! MCP servers start in the background; the answer carries the modes and the menus
+//! (`config_options.rs`), and the slash commands and the provider's models follow it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use super::agent::{invalid_params, AgentState};
 use super::client_fs::ClientFiles;
 use super::sessions::{AcpSession, Mode, Notices, Sessions};
 use super::updates::Updates;
-use super::{commands, mcp_tools};
+use super::{commands, config_options, mcp_tools};
 use crate::session::conversations::{self, ConversationStore};
 use crate::session::{lock, IndexEvent, Session};
 
@@ -40,8 +40,13 @@ pub fn new_session(
         Ok(session) => {
             // Kept at once: a client may load it in another process before asking.
             ConversationStore::from_env().create(&session.updates.root, &id);
-            responder.respond(NewSessionResponse::new(id).modes(modes(session.mode())))?;
+            responder.respond(
+                NewSessionResponse::new(id)
+                    .modes(modes(session.mode()))
+                    .config_options(config_options::options(&session)),
+            )?;
             send_commands(&session);
+            config_options::list_models(&session);
             Ok(())
         }
         Err(error) => responder.respond_with_error(error),
@@ -76,8 +81,13 @@ pub fn load_session(
             // The conversation as it was shown, then the answer; the next prompt
             // continues it (the session's history comes from the same file).
             session.updates.replay(&conversation.transcript);
-            responder.respond(LoadSessionResponse::new().modes(modes(session.mode())))?;
+            responder.respond(
+                LoadSessionResponse::new()
+                    .modes(modes(session.mode()))
+                    .config_options(config_options::options(&session)),
+            )?;
             send_commands(&session);
+            config_options::list_models(&session);
             Ok(())
         }
         Err(error) => responder.respond_with_error(error),
@@ -188,9 +198,9 @@ fn modes(current: Mode) -> SessionModeState {
     SessionModeState::new(
         current.id(),
         vec![
-            SessionMode::new(Mode::Ask.id(), "Ask")
+            SessionMode::new(Mode::Ask.id(), Mode::Ask.name())
                 .description("Answers only: no edits are suggested".to_string()),
-            SessionMode::new(Mode::Edit.id(), "Edit")
+            SessionMode::new(Mode::Edit.id(), Mode::Edit.name())
                 .description("Answers, and edits you approve one by one".to_string()),
         ],
     )

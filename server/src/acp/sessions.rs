@@ -1,5 +1,6 @@
 //! The session map: one `session::Session` per ACP session (its own root, sandbox and
-//! conversation, which is kept on disk under the session's id), with its mode, its MCP
+//! conversation, which is kept on disk under the session's id), with its mode and the
+//! models its provider listed, its MCP
 //! servers' tools, the tools the user allowed for the whole session, the notices still
 //! to show, and the prompt running in it with the token that cancels it.
 
@@ -33,6 +34,14 @@ impl Mode {
         }
     }
 
+    /// As a menu shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Ask => "Ask",
+            Mode::Edit => "Edit",
+        }
+    }
+
     pub fn from_id(id: &str) -> Option<Mode> {
         Mode::ALL.into_iter().find(|mode| mode.id() == id)
     }
@@ -47,6 +56,8 @@ pub struct AcpSession {
     /// The session id, which is also its conversation's id.
     pub id: String,
     pub mode: Mutex<Mode>,
+    /// The models the provider listed for the model menu (empty until it answers).
+    pub listed_models: Mutex<Vec<String>>,
     pub mcp_tools: McpTools,
     /// Tools the user allowed for the rest of the session ("allow always").
     pub always_allowed: Mutex<HashSet<String>>,
@@ -89,6 +100,7 @@ impl AcpSession {
             updates,
             id,
             mode: Mutex::new(Mode::Edit),
+            listed_models: Mutex::new(Vec::new()),
             mcp_tools,
             always_allowed: Mutex::new(HashSet::new()),
             notices,

@@ -23,6 +23,7 @@ pub(crate) struct Anthropic;
 impl WireFormat for Anthropic {
     const NAME: &'static str = "anthropic";
     const PATH: &'static str = "/v1/messages";
+    const MODELS_PATH: &'static str = "/v1/models?limit=1000";
     type Stream = AnthropicStream;
 
     fn headers(&self, api_key: &ApiKey) -> Vec<(&'static str, String)> {

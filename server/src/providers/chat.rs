@@ -21,6 +21,8 @@ pub(crate) trait WireFormat: Send + Sync + 'static {
     const NAME: &'static str;
     /// The endpoint, after the base URL.
     const PATH: &'static str;
+    /// The model listing (`GET`), after the base URL.
+    const MODELS_PATH: &'static str;
     /// Decodes a streamed reply.
     type Stream: StreamDecoder + Default + 'static;
 
@@ -91,6 +93,14 @@ impl<W: WireFormat> ChatModel for Provider<W> {
         })
     }
 
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ProviderError>> {
+        Box::pin(async move {
+            let headers = self.wire.headers(&self.config.api_key);
+            let body = self.transport.get(W::MODELS_PATH, &headers).await?;
+            model_ids(&body)
+        })
+    }
+
     fn describe(&self) -> String {
         format!(
             "{} {} at {}",
@@ -100,6 +110,36 @@ impl<W: WireFormat> ChatModel for Provider<W> {
         )
     }
 }
+
+/// The ids of a model listing: `{"data": [{"id": …}, …]}` is what OpenAI, Anthropic,
+/// Ollama, llama.cpp and vLLM all answer. In the provider's order, each once, at most
+/// `MAX_MODELS` (a menu, not a catalogue).
+fn model_ids(body: &[u8]) -> Result<Vec<String>, ProviderError> {
+    #[derive(Deserialize)]
+    struct Listing {
+        data: Vec<Listed>,
+    }
+    #[derive(Deserialize)]
+    struct Listed {
+        id: String,
+    }
+    let listing: Listing = serde_json::from_slice(body).map_err(|e| {
+        ProviderError::Decode(format!(
+            "the model listing is not {{\"data\": [{{\"id\": …}}]}}: {e}"
+        ))
+    })?;
+    let mut ids: Vec<String> = Vec::new();
+    for listed in listing.data {
+        let id = listed.id.trim();
+        if !id.is_empty() && !ids.iter().any(|seen| seen == id) && ids.len() < MAX_MODELS {
+            ids.push(id.to_string());
+        }
+    }
+    Ok(ids)
+}
+
+/// The most models a listing keeps.
+pub(crate) const MAX_MODELS: usize = 200;
 
 /// A tool call as its stream arrives.
 #[derive(Debug, Default)]
@@ -357,5 +397,18 @@ mod tests {
                 r#"Text("a")"#,
             ]
         );
+    }
+    #[test]
+    fn a_model_listing_gives_its_ids_in_order_each_once() {
+        // The shapes OpenAI, Anthropic and llama-server answer (`data[].id` beside fields
+        // of their own); a listing that is not one is an error, never a panic.
+        let openai = br#"{"object":"list","data":[{"id":"gpt-4.1","object":"model","created":1,"owned_by":"system"},{"id":"gpt-4.1-mini","object":"model"}]}"#;
+        let anthropic = br#"{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z"}],"has_more":false,"first_id":"claude-sonnet-4-5","last_id":"claude-sonnet-4-5"}"#;
+        let llama = br#"{"models":[{"name":"tiny.gguf","model":"tiny.gguf"}],"object":"list","data":[{"id":"tiny.gguf","object":"model","owned_by":"llamacpp","meta":{"n_params":1}},{"id":"tiny.gguf"},{"id":"  "}]}"#;
+        assert_eq!(model_ids(openai).unwrap(), ["gpt-4.1", "gpt-4.1-mini"]);
+        assert_eq!(model_ids(anthropic).unwrap(), ["claude-sonnet-4-5"]);
+        assert_eq!(model_ids(llama).unwrap(), ["tiny.gguf"]);
+        assert!(model_ids(b"<html>404</html>").is_err());
+        assert!(model_ids(br#"{"models":[]}"#).is_err());
     }
 }

@@ -190,6 +190,42 @@ impl Transport {
         }
     }
 
+    /// One GET of `{base_url}{path}` (the model listing, not a chat call), read whole
+    /// within the call's deadline. Not retried: a listing that fails is only a shorter
+    /// menu, and the next session asks again.
+    pub async fn get(
+        &self,
+        path: &str,
+        headers: &[(&'static str, String)],
+    ) -> Result<Vec<u8>, ProviderError> {
+        let client = self
+            .client
+            .as_ref()
+            .map_err(|reason| self.connect_error(reason.clone()))?;
+        let deadline = Instant::now() + self.request_timeout;
+        let mut request = client
+            .get(self.endpoint(path))
+            .header(ACCEPT, "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let response = match timeout_at(deadline, request.send()).await {
+            Err(_elapsed) => return Err(self.redact_error(self.timeout_error())),
+            Ok(Err(e)) => return Err(self.redact_error(self.connect_error(error_reason(&e)))),
+            Ok(Ok(response)) => response,
+        };
+        if !response.status().is_success() {
+            return Err(self.redact_error(self.status_error(response, deadline).await.error));
+        }
+        match timeout_at(deadline, response.bytes()).await {
+            Err(_elapsed) => Err(self.redact_error(self.timeout_error())),
+            Ok(Err(e)) => Err(ProviderError::StreamCut(
+                self.api_key.redact(&error_reason(&e)),
+            )),
+            Ok(Ok(body)) => Ok(body.to_vec()),
+        }
+    }
+
     async fn attempt(
         &self,
         outgoing: &Outgoing,

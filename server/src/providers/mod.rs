@@ -208,6 +208,9 @@ pub trait ChatModel: Send + Sync {
         sink: StreamSink<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ProviderError>>;
 
+    /// The models the provider offers (`GET …/models`), for a model menu.
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ProviderError>>;
+
     /// e.g. `openai gpt-4.1-mini at http://127.0.0.1:4000/v1`, for logs and answers.
     fn describe(&self) -> String;
 }

@@ -32,6 +32,7 @@ impl OpenAi {
 impl WireFormat for OpenAi {
     const NAME: &'static str = "openai";
     const PATH: &'static str = "/chat/completions";
+    const MODELS_PATH: &'static str = "/models";
     type Stream = OpenAiStream;
 
     fn headers(&self, api_key: &ApiKey) -> Vec<(&'static str, String)> {

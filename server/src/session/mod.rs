@@ -329,6 +329,21 @@ impl Session {
         })
     }
 
+    /// The model asks are sent to now; `None` when no provider is configured.
+    pub fn current_model(&self) -> Option<String> {
+        let env = settings::process_env;
+        self.settings()
+            .provider_config(&env)
+            .map(|config| config.model)
+    }
+
+    /// The models the configured provider lists; `None` when no provider is configured.
+    pub async fn list_models(&self) -> Option<Result<Vec<String>, ProviderError>> {
+        let env = settings::process_env;
+        let config = self.settings().provider_config(&env)?;
+        Some(self.provider_for(config).list_models().await)
+    }
+
     fn provider_for(&self, config: ProviderConfig) -> Arc<dyn ChatModel> {
         let mut cached = lock(&self.provider);
         if let Some((cached_config, model)) = cached.as_ref() {

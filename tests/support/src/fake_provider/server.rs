@@ -107,8 +107,34 @@ async fn connection(stream: TcpStream, shared: Arc<Shared>) {
     }
 }
 
-/// Records the request and picks its reply from the script.
+/// The models `GET …/models` lists, as OpenAI-compatible servers and Anthropic answer.
+pub(crate) const LISTED_MODELS: [&str; 2] = ["fake-model", "fake-model-large"];
+
+/// Records the request and picks its reply from the script. A model listing (an ACP
+/// session's model menu) is answered at once and not recorded: it is not a chat call,
+/// and the tests count chat calls.
 fn plan(request: &Request, shared: &Shared) -> (usize, Reply) {
+    if request.method == "GET"
+        && request
+            .path
+            .split('?')
+            .next()
+            .unwrap_or_default()
+            .ends_with("/models")
+    {
+        let data: Vec<Value> = LISTED_MODELS
+            .iter()
+            .map(|id| json!({"id": id, "object": "model", "owned_by": "fake"}))
+            .collect();
+        let body = json!({"object": "list", "data": data}).to_string();
+        let reply = Reply {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: Body::Whole(body.into_bytes()),
+            limits: Limits::default(),
+        };
+        return (usize::MAX, reply);
+    }
     let body: Value = serde_json::from_slice(&request.body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&request.body).into_owned()));
     let path = request.path.split('?').next().unwrap_or_default();
