@@ -265,6 +265,24 @@ fn find_symbol_in_every_language_through_the_cli_and_the_index() {
         "
         )
     );
+    // A file's module is a container too (its folders and its stem).
+    assert_eq!(
+        ok(&f, "find_symbol", json!({"name": "rate_limit::refill"})),
+        "src/rate_limit.rs:16: method TokenBucket::refill  pub fn refill(&mut self) {\n"
+    );
+    assert_eq!(
+        ok(
+            &f,
+            "find_symbol",
+            json!({"name": "py.bucket.TokenBucket.refill"})
+        ),
+        "py/bucket.py:18: method TokenBucket.refill  def refill(self, now=None):\n"
+    );
+    let out = ok(&f, "find_symbol", json!({"name": "bucket.refill"}));
+    assert_eq!(out.lines().count(), 5, "{out}");
+    assert!(out.lines().all(|l| l.contains("/bucket.")), "{out}");
+    let out = ok(&f, "find_symbol", json!({"name": "no_such_module::refill"}));
+    assert!(out.starts_with("No definitions found"), "{out}");
     assert_eq!(
         ok(&f, "find_symbol", json!({"name": "RateLimiter.TokenBucket"})),
         "java/RateLimiter.java:8: class RateLimiter.TokenBucket  public static class TokenBucket {\n"

@@ -85,7 +85,7 @@ pub fn run(
     }
     let mut matches: Vec<IndexedSymbol> = found
         .into_iter()
-        .filter(|hit| wanted.matches(&hit.symbol))
+        .filter(|hit| wanted.matches(&hit.path, &hit.symbol))
         .collect();
     let lowered = wanted.name.as_str();
     matches.sort_by(|a, b| {
@@ -196,7 +196,10 @@ fn parse(args: &Args) -> Result<Wanted, ToolError> {
 }
 
 impl Wanted {
-    fn matches(&self, symbol: &Symbol) -> bool {
+    /// A definition matches by name, kind and its containers, where a file's module is
+    /// a container too (PROTOCOL.md section 4): `rate_limit::refill` finds `fn refill`
+    /// in `src/rate_limit.rs`, `sessions.Session.send` the method in `sessions.py`.
+    fn matches(&self, path: &str, symbol: &Symbol) -> bool {
         if symbol.kind == SymbolKind::Impl || !symbol.name.to_lowercase().starts_with(&self.name) {
             return false;
         }
@@ -206,15 +209,20 @@ impl Wanted {
         if self.containers.is_empty() {
             return true;
         }
-        // The container chain, outermost first, in either notation.
+        // The container chain, outermost first, in either notation: the file's folders
+        // and stem (its module path), then the definition's own containers.
         let container = symbol
             .container
             .as_deref()
             .unwrap_or_default()
             .to_lowercase();
-        let chain: Vec<&str> = container
-            .split("::")
-            .flat_map(|part| part.split('.'))
+        let path = path.to_lowercase();
+        let (folders, file) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
+        let stem = file.split_once('.').map_or(file, |(stem, _)| stem);
+        let chain: Vec<&str> = folders
+            .split('/')
+            .chain([stem])
+            .chain(container.split("::").flat_map(|part| part.split('.')))
             .filter(|part| !part.is_empty())
             .collect();
         let mut rest = chain.iter();

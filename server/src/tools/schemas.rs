@@ -97,7 +97,8 @@ definitions, parsed by syntax in Rust, Python, JavaScript, TypeScript/TSX, Go, J
 C++; open documents in their current, unsaved text). `name` is a name or its start,
 case-insensitive; `Container.name` or `Container::name` finds `name` inside a class,
 struct, impl, trait, interface, namespace or Go receiver whose name starts with
-`Container`, at any depth. Optional `kind`: function, method, class, struct, enum, trait,
+`Container`, at any depth; a file's module counts as a container (`rate_limit::refill`
+for `refill` in `src/rate_limit.rs`). Optional `kind`: function, method, class, struct, enum, trait,
 interface, type, constant or module. One line per definition, exact names first, at most
 50: `path:line: kind qualified_name  signature`. Use it whenever you know a name, before
 search_code. Examples: {"name": "TokenBucket"}, {"name": "TokenBucket.refill"},
