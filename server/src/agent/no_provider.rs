@@ -110,10 +110,7 @@ pub fn locate(workspace: &Workspace, hits: &[RetrievalHit], question: &str) -> V
             };
             // A chunk of docstring, imports and guards alone is no place: the next one is.
             let place = place(workspace, &hit, &question)?;
-            let label = place
-                .symbol
-                .clone()
-                .or_else(|| hit.symbol.clone())
+            let label = cited_symbol(&place, &hit)
                 .unwrap_or_else(|| label_line(&hit.text, place.line - hit.start_line));
             Some(Candidate { hit, place, label })
         })
@@ -125,10 +122,18 @@ pub fn locate(workspace: &Workspace, hits: &[RetrievalHit], question: &str) -> V
             line: place.line,
             end_line: place.end_line,
             label: label.clone(),
-            symbol: place.symbol.clone().or_else(|| hit.symbol.clone()),
+            symbol: cited_symbol(place, hit),
             excerpt: excerpt(hit, place),
         })
         .collect()
+}
+
+/// The definition a place cites: its own, else the chunk's when that one holds it.
+fn cited_symbol(place: &Place, hit: &RetrievalHit) -> Option<String> {
+    place
+        .symbol
+        .clone()
+        .or_else(|| hit.symbol.clone().filter(|_| !place.unnamed))
 }
 
 /// A retrieved chunk that is a place, with what the answer calls it.
@@ -206,6 +211,10 @@ struct Place {
     /// The definition cited, when it is not the chunk's own (another one defined in it
     /// is named more like the question).
     symbol: Option<String>,
+    /// The chunk's own definition does not hold this place (a chunk of imports after
+    /// it, named after it by the chunker): the place is labelled by its line, so that
+    /// label, line and range come from the same text.
+    unnamed: bool,
 }
 
 /// The place a hit stands for (PROTOCOL.md §3, `provider: none`): `line` is the line
@@ -224,6 +233,7 @@ fn place(workspace: &Workspace, hit: &RetrievalHit, question: &[String]) -> Opti
         end_line: hit.end_line,
         heading: None,
         symbol: None,
+        unnamed: false,
     };
     let fallback = || first_code_line(&chunk).map(from);
     let name = hit.symbol.as_deref().map(short_name);
@@ -252,8 +262,15 @@ fn place(workspace: &Workspace, hit: &RetrievalHit, question: &[String]) -> Opti
     // braces or indentation.
     if let Some(parsed) = syntax::symbols_for_path(&hit.path, &text) {
         return match parsed {
+            // No definition named like the chunk holds it or starts in it: the chunk's
+            // name is not this place's.
             Ok(symbols) => {
-                parsed_place(&symbols, &lines, start, end, name, question).or_else(fallback)
+                parsed_place(&symbols, &lines, start, end, name, question).or_else(|| {
+                    fallback().map(|place| Place {
+                        unnamed: true,
+                        ..place
+                    })
+                })
             }
             Err(_) => fallback(),
         };
@@ -293,6 +310,7 @@ fn place(workspace: &Workspace, hit: &RetrievalHit, question: &[String]) -> Opti
         // File text shown in the answer, from the redacted file.
         heading: (defining < start).then(|| lines[defining].to_string()),
         symbol: None,
+        unnamed: false,
     })
 }
 
@@ -341,6 +359,7 @@ fn parsed_place(
         // File text shown in the answer, from the redacted file.
         heading: (symbol.line < start).then(|| lines[symbol.line].to_string()),
         symbol: (!named(&symbol)).then(|| symbol.qualified_name.clone()),
+        unnamed: false,
     })
 }
 
@@ -443,102 +462,4 @@ fn label_line(text: &str, offset: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn candidate(path: &str, line: usize, ranked_down: bool) -> Candidate {
-        Candidate {
-            hit: RetrievalHit {
-                path: path.to_string(),
-                start_line: line,
-                end_line: line + 2,
-                score: 1.0,
-                symbol: None,
-                ranked_down,
-                text: String::new(),
-            },
-            place: Place {
-                line,
-                end_line: line + 2,
-                heading: None,
-                symbol: None,
-            },
-            label: format!("f{line}"),
-        }
-    }
-
-    #[test]
-    fn each_files_first_place_comes_first_and_a_ranked_down_file_waits_with_the_seconds() {
-        let candidates = [
-            candidate("src/a.rs", 1, false),
-            candidate("src/a.rs", 10, false),
-            candidate("tests/a.rs", 1, true),
-            candidate("src/a.rs", 20, false),
-            candidate("src/b.rs", 1, false),
-            candidate("src/c.rs", 1, false),
-            candidate("src/d.rs", 1, false),
-        ];
-        let listed: Vec<(&str, usize)> = choose(&candidates, &[])
-            .iter()
-            .map(|c| (c.hit.path.as_str(), c.place.line))
-            .collect();
-        assert_eq!(
-            listed,
-            [
-                ("src/a.rs", 1),
-                ("src/b.rs", 1),
-                ("src/c.rs", 1),
-                ("src/d.rs", 1),
-                ("src/a.rs", 10),
-            ]
-        );
-        // With fewer files, the rest keep the retrieval's order.
-        let listed: Vec<(&str, usize)> = choose(&candidates[..4], &[])
-            .iter()
-            .map(|c| (c.hit.path.as_str(), c.place.line))
-            .collect();
-        assert_eq!(
-            listed,
-            [
-                ("src/a.rs", 1),
-                ("src/a.rs", 10),
-                ("tests/a.rs", 1),
-                ("src/a.rs", 20)
-            ]
-        );
-    }
-
-    const PY: &str = "import os\n\nclass Bucket:\n    \"\"\"A bucket.\"\"\"\n\n    @property\n    def level(self):\n        a = 1\n        b = 2\n        return a + b\n\n    def drain(self):\n        pass\n";
-
-    fn parsed(path: &str, text: &str) -> Vec<Symbol> {
-        syntax::symbols_for_path(path, text).unwrap().unwrap()
-    }
-
-    #[test]
-    fn a_chunk_inside_a_method_is_cited_from_the_method_line_to_its_end() {
-        let lines: Vec<&str> = PY.lines().collect();
-        // The chunk is lines 9-10 (1-based), the body of `level`.
-        let place = parsed_place(&parsed("b.py", PY), &lines, 8, 10, Some("level"), &[]).unwrap();
-        assert_eq!((place.line, place.end_line), (7, 10));
-        assert_eq!(place.heading.as_deref(), Some("    def level(self):"));
-    }
-
-    #[test]
-    fn the_named_definition_wins_over_its_container_and_its_decorator_is_not_the_line() {
-        let lines: Vec<&str> = PY.lines().collect();
-        // The chunk starts at the decorator above `level` and runs past `drain`.
-        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, Some("drain"), &[]).unwrap();
-        assert_eq!((place.line, place.end_line), (12, 13));
-        let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, Some("level"), &[]).unwrap();
-        assert_eq!((place.line, place.end_line), (7, 10));
-        assert!(place.heading.is_none());
-    }
-
-    #[test]
-    fn a_module_is_not_a_place_and_a_chunk_outside_every_definition_has_none() {
-        let rs = "mod inner {\n    const A: u32 = 1;\n}\n\nuse std::io;\n";
-        let lines: Vec<&str> = rs.lines().collect();
-        assert!(parsed_place(&parsed("a.rs", rs), &lines, 0, 1, Some("inner"), &[]).is_none());
-        assert!(parsed_place(&parsed("a.rs", rs), &lines, 4, 5, Some("io"), &[]).is_none());
-    }
-}
+mod tests;

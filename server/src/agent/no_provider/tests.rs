@@ -1,0 +1,137 @@
+//! The no-model answer's choices: which places, in which order, cited from which lines.
+
+use super::*;
+
+fn candidate(path: &str, line: usize, ranked_down: bool) -> Candidate {
+    Candidate {
+        hit: RetrievalHit {
+            path: path.to_string(),
+            start_line: line,
+            end_line: line + 2,
+            score: 1.0,
+            symbol: None,
+            ranked_down,
+            text: String::new(),
+        },
+        place: Place {
+            line,
+            end_line: line + 2,
+            heading: None,
+            symbol: None,
+            unnamed: false,
+        },
+        label: format!("f{line}"),
+    }
+}
+
+#[test]
+fn each_files_first_place_comes_first_and_a_ranked_down_file_waits_with_the_seconds() {
+    let candidates = [
+        candidate("src/a.rs", 1, false),
+        candidate("src/a.rs", 10, false),
+        candidate("tests/a.rs", 1, true),
+        candidate("src/a.rs", 20, false),
+        candidate("src/b.rs", 1, false),
+        candidate("src/c.rs", 1, false),
+        candidate("src/d.rs", 1, false),
+    ];
+    let listed: Vec<(&str, usize)> = choose(&candidates, &[])
+        .iter()
+        .map(|c| (c.hit.path.as_str(), c.place.line))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("src/a.rs", 1),
+            ("src/b.rs", 1),
+            ("src/c.rs", 1),
+            ("src/d.rs", 1),
+            ("src/a.rs", 10),
+        ]
+    );
+    // With fewer files, the rest keep the retrieval's order.
+    let listed: Vec<(&str, usize)> = choose(&candidates[..4], &[])
+        .iter()
+        .map(|c| (c.hit.path.as_str(), c.place.line))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("src/a.rs", 1),
+            ("src/a.rs", 10),
+            ("tests/a.rs", 1),
+            ("src/a.rs", 20)
+        ]
+    );
+}
+
+const PY: &str = "import os\n\nclass Bucket:\n    \"\"\"A bucket.\"\"\"\n\n    @property\n    def level(self):\n        a = 1\n        b = 2\n        return a + b\n\n    def drain(self):\n        pass\n";
+
+fn parsed(path: &str, text: &str) -> Vec<Symbol> {
+    syntax::symbols_for_path(path, text).unwrap().unwrap()
+}
+
+#[test]
+fn a_chunk_inside_a_method_is_cited_from_the_method_line_to_its_end() {
+    let lines: Vec<&str> = PY.lines().collect();
+    // The chunk is lines 9-10 (1-based), the body of `level`.
+    let place = parsed_place(&parsed("b.py", PY), &lines, 8, 10, Some("level"), &[]).unwrap();
+    assert_eq!((place.line, place.end_line), (7, 10));
+    assert_eq!(place.heading.as_deref(), Some("    def level(self):"));
+}
+
+#[test]
+fn the_named_definition_wins_over_its_container_and_its_decorator_is_not_the_line() {
+    let lines: Vec<&str> = PY.lines().collect();
+    // The chunk starts at the decorator above `level` and runs past `drain`.
+    let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, Some("drain"), &[]).unwrap();
+    assert_eq!((place.line, place.end_line), (12, 13));
+    let place = parsed_place(&parsed("b.py", PY), &lines, 5, 13, Some("level"), &[]).unwrap();
+    assert_eq!((place.line, place.end_line), (7, 10));
+    assert!(place.heading.is_none());
+}
+
+#[test]
+fn a_module_is_not_a_place_and_a_chunk_outside_every_definition_has_none() {
+    let rs = "mod inner {\n    const A: u32 = 1;\n}\n\nuse std::io;\n";
+    let lines: Vec<&str> = rs.lines().collect();
+    assert!(parsed_place(&parsed("a.rs", rs), &lines, 0, 1, Some("inner"), &[]).is_none());
+    assert!(parsed_place(&parsed("a.rs", rs), &lines, 4, 5, Some("io"), &[]).is_none());
+}
+
+#[test]
+fn a_chunk_named_after_a_definition_above_it_is_labelled_by_its_own_line() {
+    // The chunker names a run of imports after the function before it; the place is
+    // the first line of code after the imports, and its label must be that line, not
+    // the function's name (label, line and range from the same text).
+    let text = "def check(version):\n    return version\n\n\nimport os\nfrom b import (\n    c,\n)\nos.environ.setdefault(\"LOG\", \"1\")\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("pkg")).unwrap();
+    std::fs::write(dir.path().join("pkg/__init__.py"), text).unwrap();
+    let workspace = Workspace::new(
+        crate::workspace::sandbox::Sandbox::new(dir.path()).unwrap(),
+        std::sync::Arc::new(crate::workspace::NoDocuments),
+    );
+    let hit = |start_line: usize, end_line: usize| RetrievalHit {
+        path: "pkg/__init__.py".to_string(),
+        start_line,
+        end_line,
+        score: 1.0,
+        symbol: Some("check".to_string()),
+        ranked_down: false,
+        text: text
+            .lines()
+            .skip(start_line - 1)
+            .take(end_line - start_line + 1)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let places = locate(&workspace, &[hit(5, 9)], "log level");
+    assert_eq!(places.len(), 1);
+    assert_eq!((places[0].line, places[0].end_line), (9, 9));
+    assert_eq!(places[0].label, "os.environ.setdefault(\"LOG\", \"1\")");
+    assert_eq!(places[0].symbol, None);
+    // The chunk that is the function keeps its name.
+    let places = locate(&workspace, &[hit(1, 2)], "check the version");
+    assert_eq!((places[0].line, places[0].label.as_str()), (1, "check"));
+}
