@@ -62,8 +62,10 @@ struct FileScan {
     /// The trimmed text of each line with a use, by 0-based line.
     lines: HashMap<usize, String>,
     /// False when the file has a grammar but was not parsed (past the time budget, too
-    /// large): its comments and strings were not told apart.
+    /// large, or only counted): its comments and strings were not told apart.
     parsed: bool,
+    /// Scanned past the uses the answer shows: counted by its text, never parsed.
+    counted: bool,
 }
 
 pub fn run(
@@ -89,7 +91,12 @@ pub fn run(
             continue;
         }
         open.insert(document.path.clone());
-        if let Some(scan) = scan_file(&relative, &document.rope.to_string(), name, deadline) {
+        if let Some(scan) = scan_file(
+            &relative,
+            &document.rope.to_string(),
+            name,
+            Parse::Within(deadline),
+        ) {
             scans.push(scan);
         }
     }
@@ -100,16 +107,41 @@ pub fn run(
         Some(index) => index.files_with_identifier(name),
         None => None,
     };
-    match candidates {
-        Some(paths) => {
+    match (candidates, index) {
+        (Some(paths), Some(index)) => {
             let root = workspace.root();
-            let paths: Vec<String> = paths
+            let mut paths: Vec<String> = paths
                 .into_iter()
                 .filter(|p| in_scope(p, &scope.relative) && !open.contains(&root.join(p)))
                 .collect();
-            scans.extend(scan_in_parallel(workspace, &paths, name, deadline));
+            // In the order the answer lists them: the files the symbol table says define
+            // the name, then by path. So the uses shown come first, and only they need a
+            // parse (a plain name; a qualified one is resolved in every file).
+            let defining: HashSet<String> = index
+                .find_symbols(name)
+                .into_iter()
+                .filter(|hit| hit.symbol.name == name)
+                .map(|hit| hit.path)
+                .collect();
+            paths.sort_by(|a, b| {
+                (!defining.contains(a))
+                    .cmp(&!defining.contains(b))
+                    .then_with(|| a.cmp(b))
+            });
+            let shown_uses = scans.iter().map(|scan| scan.lines.len()).sum();
+            let parse_until = wanted.containers.is_empty().then_some(ParseUntil {
+                defining: &defining,
+                shown_uses,
+            });
+            scans.extend(scan_in_parallel(
+                workspace,
+                &paths,
+                name,
+                deadline,
+                parse_until,
+            ));
         }
-        None => {
+        _ => {
             if index.is_some() && !ready {
                 note = Some(
                     "(the workspace index is still being built; the files were read instead)"
@@ -148,16 +180,25 @@ pub fn word_occurrences(text: &str, name: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Whether a file is parsed to tell its comments and strings apart.
+#[derive(Clone, Copy)]
+enum Parse {
+    /// While the time budget lasts.
+    Within(Instant),
+    /// No: its uses are past the ones shown, and only counted.
+    Counted,
+}
+
 /// Reads one file's uses and definitions of `name`; `None` when it has no whole-word
 /// occurrence.
-fn scan_file(relative: &str, text: &str, name: &str, deadline: Instant) -> Option<FileScan> {
+fn scan_file(relative: &str, text: &str, name: &str, mode: Parse) -> Option<FileScan> {
     let starts = word_occurrences(text, name);
     if starts.is_empty() {
         return None;
     }
     let language = Language::of_file(relative, text);
-    let parsed = match language {
-        Some(language) if Instant::now() < deadline => {
+    let parsed = match (language, mode) {
+        (Some(language), Parse::Within(deadline)) if Instant::now() < deadline => {
             syntax::scan_name(text, language, name, &starts).ok()
         }
         _ => None,
@@ -194,6 +235,7 @@ fn scan_file(relative: &str, text: &str, name: &str, deadline: Instant) -> Optio
         definitions,
         lines,
         parsed: parsed.is_some() || language.is_none(),
+        counted: matches!(mode, Parse::Counted),
     })
 }
 
@@ -215,14 +257,26 @@ fn line_text(text: &str, starts: &[usize], line: usize) -> String {
     }
 }
 
-/// Scans the index's candidate files on a few threads.
+/// When parsing can stop: once the files scanned so far (in the answer's order) hold
+/// the uses the answer shows, the rest are only counted, by their text; the files that
+/// define the name are parsed whatever the count (their definitions order the answer).
+struct ParseUntil<'a> {
+    defining: &'a HashSet<String>,
+    /// Uses found before the scan (open documents).
+    shown_uses: usize,
+}
+
+/// Scans the index's candidate files on a few threads, in `paths`' order. Files are
+/// claimed in order, so the parsed ones are a prefix of `paths` (and the defining ones).
 fn scan_in_parallel(
     workspace: &Workspace,
     paths: &[String],
     name: &str,
     deadline: Instant,
+    parse_until: Option<ParseUntil<'_>>,
 ) -> Vec<FileScan> {
     let next = AtomicUsize::new(0);
+    let uses = AtomicUsize::new(parse_until.as_ref().map_or(0, |until| until.shown_uses));
     let found = Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -239,7 +293,17 @@ fn scan_in_parallel(
                 let Some(text) = read_index_text(&absolute, MAX_FILE_BYTES) else {
                     continue;
                 };
-                if let Some(scan) = scan_file(relative, &text, name, deadline) {
+                let parse = parse_until.as_ref().is_none_or(|until| {
+                    until.defining.contains(relative) || uses.load(Ordering::Relaxed) < MAX_RESULTS
+                });
+                let mode = if parse {
+                    Parse::Within(deadline)
+                } else {
+                    Parse::Counted
+                };
+                if let Some(scan) = scan_file(relative, &text, name, mode) {
+                    // Lines, as the answer shows them.
+                    uses.fetch_add(scan.lines.len(), Ordering::Relaxed);
                     found.lock().unwrap_or_else(|e| e.into_inner()).push(scan);
                 }
             });
@@ -287,7 +351,7 @@ fn walk_and_scan(
             let Some(text) = read_index_text(entry.path(), MAX_FILE_BYTES) else {
                 return WalkState::Continue;
             };
-            if let Some(scan) = scan_file(&relative, &text, name, deadline) {
+            if let Some(scan) = scan_file(&relative, &text, name, Parse::Within(deadline)) {
                 found.lock().unwrap_or_else(|e| e.into_inner()).push(scan);
             }
             WalkState::Continue
@@ -325,6 +389,7 @@ fn render(
     let mut places = Vec::new();
     let mut files = 0;
     let mut unparsed = 0;
+    let mut counted = 0;
     for scan in &scans {
         let mut kept: Vec<usize> = scan
             .uses
@@ -337,7 +402,9 @@ fn render(
             continue;
         }
         files += 1;
-        if !scan.parsed {
+        if scan.counted {
+            counted += 1;
+        } else if !scan.parsed {
             unparsed += 1;
         }
         for line in kept {
@@ -368,6 +435,11 @@ fn render(
             format!("(… {more} more uses; {count} in {files} files: give a path or a qualified name to narrow)")
         })
     };
+    if counted > 0 {
+        text.push_str(&format!(
+            "(the uses in the last {counted} of those files were counted by their text, comments and strings included)\n"
+        ));
+    }
     if unparsed > 0 {
         text.push_str(&format!(
             "(comments and strings were not told apart in {unparsed} files: past the parse time budget or too large to parse)\n"

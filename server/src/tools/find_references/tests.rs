@@ -196,3 +196,54 @@ fn whole_words_only() {
     let text = "refill refill_x x_refill $refill refill2 (refill)";
     assert_eq!(word_occurrences(text, "refill"), [0, 42]);
 }
+
+#[test]
+fn past_the_uses_shown_files_are_counted_by_text_and_the_defining_file_still_leads() {
+    // 60 files of 3 uses each (and a comment naming it), then the definition in a file
+    // that sorts last by path: it is listed first, the first 100 lines are the walk's
+    // (parsed: no comments), and the files past them are only counted, comments too.
+    let user = "fn run() {\n    // drain_all first\n    drain_all();\n    drain_all();\n    drain_all();\n}\n";
+    let mut files: Vec<(String, &str)> = (0..60)
+        .map(|i| (format!("src/user_{i:02}.rs"), user))
+        .collect();
+    files.push((
+        "src/zz_queue.rs".to_string(),
+        "pub fn drain_all() {}\nfn again() { drain_all(); }\n",
+    ));
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+    let (_dir, workspace) = workspace_of(&files);
+    let args = serde_json::json!({"name": "drain_all"}).to_string();
+    let index = RetrievalIndex::build(&workspace.sandbox);
+    let with =
+        crate::tools::run_with_index("find_references", &args, &workspace, Some(&index)).text;
+    let without = crate::tools::run("find_references", &args, &workspace).text;
+    let first = |text: &str| {
+        text.lines()
+            .take(100)
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(first(&with), first(&without));
+    assert_eq!(
+        with.lines().next(),
+        Some("src/zz_queue.rs:2: fn again() { drain_all(); }")
+    );
+    assert!(!first(&with).iter().any(|l| l.contains("//")), "{with}");
+    // The walk parsed everything: 181 uses. The index counted the files past the first
+    // 100 lines by their text: their comment lines count too.
+    assert!(
+        without.contains("(… 81 more uses; 181 in 61 files"),
+        "{without}"
+    );
+    let counted = with
+        .lines()
+        .find_map(|l| l.strip_prefix("(the uses in the last "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no counted note: {with}"));
+    assert!((20..60).contains(&counted), "{with}");
+    assert!(
+        with.contains(&format!("{} in 61 files", 181 + counted)),
+        "{with}"
+    );
+}
