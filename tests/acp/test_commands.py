@@ -183,3 +183,42 @@ def test_without_a_provider_only_the_mode_is_offered(workspace, fake_dir):
     ids = [as_dict(o)["id"] for o in created.config_options]
     assert ids == ["mode"], ids
     assert refused is not None and "no provider is configured" in str(refused), refused
+
+
+def test_menu_choices_are_kept_and_restored_by_load_in_a_new_process(workspace, fake_dir):
+    fake = FakeProvider([turn("First."), turn("Still the larger model.")], fake_dir)
+
+    async def first():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            await agent.prompt(session, text_block("Which model?"))
+            deadline = time.monotonic() + TIMEOUT
+            while not by_kind(client.session_updates(), "config_option_update"):
+                assert time.monotonic() < deadline, "no config_option_update"
+                await asyncio.sleep(0.02)
+            await agent.connection.set_config_option(
+                config_id="model", session_id=session, value="fake-model-large")
+            await agent.connection.set_session_mode(session_id=session, mode_id="ask")
+        return session
+
+    async def second(session):
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            loaded = await asyncio.wait_for(agent.connection.load_session(
+                cwd=str(workspace), session_id=session, mcp_servers=[]), TIMEOUT)
+            await agent.prompt(session, text_block("And now?"))
+        return loaded
+
+    try:
+        loaded = run(second(run(first())))
+    finally:
+        fake.stop()
+    assert loaded.modes.current_mode_id == "ask"
+    assert menu(loaded.config_options, "mode")["currentValue"] == "ask"
+    assert menu(loaded.config_options, "model")["currentValue"] == "fake-model-large"
+    requests = fake.requests()
+    assert [r["body"]["model"] for r in requests] == ["fake-model", "fake-model-large"]
+    assert "propose_edit" not in {t["function"]["name"] for t in requests[1]["body"]["tools"]}

@@ -4,6 +4,7 @@
 //! `session/new` never waits on the network). `session/set_config_option` changes
 //! either; both changes are confirmed with the whole menu (`config_option_update`),
 //! and a mode change also with `current_mode_update` for clients that know only modes.
+//! Choices are kept with the session's conversation and restored by `session/load`.
 //! Without a provider there is no model to choose, so only the mode is offered.
 
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use agent_client_protocol::Error;
 
 use super::agent::invalid_params;
 use super::sessions::{AcpSession, Mode};
+use crate::session::conversations::{Conversation, ConversationStore};
 use crate::session::lock;
 
 pub const MODE: &str = "mode";
@@ -124,6 +126,7 @@ pub fn set(
             if let Some(problem) = problems.into_iter().next() {
                 return Err(invalid_params(problem));
             }
+            keep(session, MODEL, value);
         }
         other => {
             return Err(invalid_params(format!(
@@ -137,11 +140,36 @@ pub fn set(
 /// Switches the mode and tells the client in both vocabularies.
 pub fn set_mode(session: &AcpSession, mode: Mode) {
     *lock(&session.mode) = mode;
+    keep(session, MODE, mode.id());
     session
         .updates
         .send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
             mode.id(),
         )));
+}
+
+/// Keeps a choice with the session's conversation, so `session/load` restores it.
+fn keep(session: &AcpSession, menu: &str, value: &str) {
+    ConversationStore::from_env().choose(&session.updates.root, &session.id, menu, value);
+}
+
+/// A loaded session's choices, as they were left: a mode that no longer exists or a
+/// model with no provider to ask is passed over.
+pub fn restore(session: &AcpSession, conversation: &Conversation) {
+    if let Some(mode) = conversation
+        .choices
+        .get(MODE)
+        .and_then(|id| Mode::from_id(id))
+    {
+        *lock(&session.mode) = mode;
+    }
+    if let Some(model) = conversation.choices.get(MODEL) {
+        if session.session.current_model().is_some() {
+            session
+                .session
+                .apply_settings(&serde_json::json!({ "model": model }));
+        }
+    }
 }
 
 /// Sends the whole menu as it stands.

@@ -81,6 +81,7 @@ pub fn load_session(
             // The conversation as it was shown, then the answer; the next prompt
             // continues it (the session's history comes from the same file).
             session.updates.replay(&conversation.transcript);
+            config_options::restore(&session, &conversation);
             responder.respond(
                 LoadSessionResponse::new()
                     .modes(modes(session.mode()))
@@ -106,6 +107,9 @@ pub fn list_sessions(request: &ListSessionsRequest) -> ListSessionsResponse {
     let sessions = ConversationStore::from_env()
         .list(cwd.as_deref())
         .into_iter()
+        // A session nobody asked anything in (a client opens one per chat window) has
+        // nothing to resume, and would be listed as a bare id.
+        .filter(|kept| !kept.title.is_empty())
         .map(|kept| {
             SessionInfo::new(kept.id, kept.cwd)
                 .title(Some(kept.title).filter(|title| !title.is_empty()))

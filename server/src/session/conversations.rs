@@ -9,6 +9,7 @@
 //! `MAX_AGE`. A file that cannot be read or parsed is skipped, never fatal; nothing is
 //! ever written inside the workspace (a cache dir inside the root keeps nothing).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -73,6 +74,9 @@ pub struct Conversation {
     pub updated: u64,
     pub history: Vec<Message>,
     pub transcript: Vec<TranscriptEntry>,
+    /// What the user chose in the session's menus (`mode` → `ask`, `model` → …), so a
+    /// loaded session goes on as it was left.
+    pub choices: BTreeMap<String, String>,
 }
 
 /// What `session/list` shows of a conversation.
@@ -203,10 +207,27 @@ impl ConversationStore {
             updated: now,
             history: Vec::new(),
             transcript: Vec::new(),
+            choices: BTreeMap::new(),
         };
         match write_file(&directory, &path, &file) {
             Ok(()) => prune(&directory, now),
             Err(error) => tracing::warn!(path = %path.display(), %error, "cannot keep the session"),
+        }
+    }
+
+    /// Keeps a menu choice of conversation `id` (only of one already kept); a failure is
+    /// logged, the choice still holds in this process.
+    pub fn choose(&self, root: &Path, id: &str, menu: &str, value: &str) {
+        let Some(directory) = self.directory(root).filter(|_| is_storable_id(id)) else {
+            return;
+        };
+        let path = directory.join(format!("{id}.json"));
+        let Some(mut file) = read_file(&path) else {
+            return;
+        };
+        file.choices.insert(menu.to_string(), value.to_string());
+        if let Err(error) = write_file(&directory, &path, &file) {
+            tracing::warn!(path = %path.display(), %error, "cannot keep the session's choice");
         }
     }
 
@@ -241,6 +262,7 @@ impl ConversationStore {
             updated: now,
             history: Vec::new(),
             transcript: Vec::new(),
+            choices: BTreeMap::new(),
         });
         file.updated = now;
         if file.title.is_empty() {
@@ -439,6 +461,9 @@ struct StoredFile {
     updated: u64,
     history: Vec<StoredMessage>,
     transcript: Vec<TranscriptEntry>,
+    /// Absent in files kept before the menus were.
+    #[serde(default)]
+    choices: BTreeMap<String, String>,
 }
 
 impl StoredFile {
@@ -450,6 +475,7 @@ impl StoredFile {
             updated: self.updated,
             history: self.history.into_iter().map(Message::from).collect(),
             transcript: self.transcript,
+            choices: self.choices,
         }
     }
 }
