@@ -1,6 +1,9 @@
 //! A tool's `structuredContent` (the shapes `tool_list.rs` declares), built beside its
 //! text: the finders' places from `ToolOutput::places`; `read_file`, `list_directory`
-//! and `find_files` from their text, whose formats the tools fix (section 4).
+//! and `find_files` from their text, whose formats the tools fix (section 4); and in
+//! every one the text's notes, because some clients (Claude Code, Codex) hand the model
+//! the structure instead of the text, and a note is what says how to narrow a cut list,
+//! that the index was still building, or why nothing was found.
 
 use serde_json::{json, Value};
 
@@ -15,6 +18,27 @@ pub fn of(tool: &str, arguments: &Value, output: &ToolOutput) -> Value {
         "find_files" => find_files(&output.text),
         _ => places(&output.places, complete(&output.text)),
     }
+}
+
+/// `structure` with the text's notes (`notes`): its lines in parentheses (`(… 30 more
+/// uses; …)`, `(showing lines 1-400 of 912; …)`), and all of it when the structure
+/// holds nothing else (`No definitions found for …; try a shorter name`).
+pub fn with_notes(mut structure: Value, text: &str) -> Value {
+    let empty = ["places", "entries", "files"].iter().any(|key| {
+        structure
+            .get(*key)
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+    });
+    let notes: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && (empty || line.starts_with('(')))
+        .collect();
+    if !notes.is_empty() {
+        structure["notes"] = json!(notes);
+    }
+    structure
 }
 
 /// `locate`'s places, with their excerpts.
@@ -160,5 +184,30 @@ mod tests {
             find_files("(no files match *.zz)"),
             json!({"files": [], "complete": true})
         );
+    }
+
+    #[test]
+    fn the_texts_notes_ride_with_the_structure() {
+        let cut = with_notes(
+            json!({"places": [{"path": "a.rs", "line": 1, "endLine": 1}]}),
+            "a.rs:1: x\n(… 30 more uses; 31 in 9 files: give a path or a qualified name to narrow)\n",
+        );
+        assert_eq!(
+            cut["notes"],
+            json!(["(… 30 more uses; 31 in 9 files: give a path or a qualified name to narrow)"])
+        );
+        let none = with_notes(
+            json!({"places": []}),
+            "No definitions found for `x`. Try a shorter name.\n",
+        );
+        assert_eq!(
+            none["notes"],
+            json!(["No definitions found for `x`. Try a shorter name."])
+        );
+        let plain = with_notes(
+            json!({"places": [{"path": "a.rs", "line": 1, "endLine": 1}]}),
+            "a.rs:1: x\n",
+        );
+        assert!(plain.get("notes").is_none());
     }
 }

@@ -136,6 +136,7 @@ fn partial_note(done: usize, total: usize) -> String {
 }
 
 fn success(text: String, structure: Value) -> CallToolResult {
+    let structure = structured::with_notes(structure, &text);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(structure);
     result

@@ -143,6 +143,16 @@ fn output_schema(name: &str) -> Value {
     }
 }
 
+/// Every structure may carry the text's notes (see `structured::with_notes`).
+fn with_notes(mut schema: Value) -> Value {
+    schema["properties"]["notes"] = json!({
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "The text's notes: how a cut list goes on and how to narrow it, an index still being built, why nothing was found."
+    });
+    schema
+}
+
 fn object(value: Value) -> Arc<JsonObject> {
     match value {
         Value::Object(map) => Arc::new(map),
@@ -162,7 +172,7 @@ pub fn tools() -> Vec<Tool> {
             annotations.destructive_hint = Some(false);
             Tool::new(name, description(name), object(input_schema(name)))
                 .with_title(title(name))
-                .with_raw_output_schema(object(output_schema(name)))
+                .with_raw_output_schema(object(with_notes(output_schema(name))))
                 .with_annotations(annotations)
         })
         .collect()
