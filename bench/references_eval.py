@@ -19,7 +19,8 @@ tool's cap of 100 lines never cuts its answer). For each name:
 
 Precision = found ∩ oracle uses / found; recall = found ∩ oracle uses / oracle uses;
 call recall = found ∩ oracle calls / oracle calls; micro-averaged over all names.
-Files `ast` cannot parse are left out of all three.
+Files `ast` cannot parse are left out of all three. The tool's time per name is the
+whole `copilot-ls tool` process (opening the index included), p50 / p95.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ import os
 import random
 import re
 import subprocess
+import statistics
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -93,18 +96,23 @@ def grep(files: dict[str, tuple[str, ast.AST]], name: str) -> set:
 
 
 def tool(binary: str, root: Path, cache: Path, name: str) -> set:
+    started = time.perf_counter()
     done = subprocess.run(
         [binary, "tool", "find_references", json.dumps({"name": name}), "--workspace", str(root)],
         capture_output=True,
         text=True,
         env={**os.environ, "COPILOT_LS_CACHE_DIR": str(cache)},
     )
+    TIMES.append(time.perf_counter() - started)
     found = set()
     for line in done.stdout.splitlines():
         match = re.match(r"^(.+?\.py):(\d+): ", line)
         if match:
             found.add((match.group(1), int(match.group(2))))
     return found
+
+
+TIMES: list[float] = []
 
 
 def main() -> None:
@@ -146,22 +154,28 @@ def main() -> None:
             if chosen == args.names:
                 break
         counts["names"] = chosen
+        times = sorted(TIMES)
+        counts["p50_ms"] = round(statistics.median(times) * 1000) if times else 0
+        counts["p95_ms"] = round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))] * 1000) if times else 0
+        TIMES.clear()
         rows.append((root.name, len(files), dict(counts)))
         for key, value in counts.items():
-            totals[key] += value
+            if not key.endswith("_ms"):
+                totals[key] += value
     rows.append(("all", sum(r[1] for r in rows), dict(totals)))
 
     def ratio(a: int, b: int) -> str:
         return f"{a / b:.3f}" if b else "-"
 
-    print("| repository | .py files | names | uses (oracle) | calls | tool precision | tool recall | tool call recall | grep precision | grep recall |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| repository | .py files | names | uses (oracle) | calls | tool precision | tool recall | tool call recall | grep precision | grep recall | tool p50 / p95 ms |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, nfiles, c in rows:
         print(
             f"| {name} | {nfiles} | {c['names']} | {c['truth']} | {c['calls']} | "
             f"{ratio(c['tool_hit'], c['tool_found'])} | {ratio(c['tool_hit'], c['truth'])} | "
             f"{ratio(c['tool_calls'], c['calls'])} | {ratio(c['grep_hit'], c['grep_found'])} | "
-            f"{ratio(c['grep_hit'], c['truth'])} |"
+            f"{ratio(c['grep_hit'], c['truth'])} | "
+            + (f"{c['p50_ms']} / {c['p95_ms']} |" if "p50_ms" in c else "- |")
         )
 
 

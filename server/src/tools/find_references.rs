@@ -1,6 +1,6 @@
 //! `find_references`: the uses of an identifier outside its definitions, exact and
 //! case-sensitive, one `path:line: text` line each, grouped by file, the files that
-//! define it first. Candidate files come from the index's identifier terms (or, without
+//! define it first, then source files, then docs and data. Candidate files come from the index's identifier terms (or, without
 //! a ready index, a bounded walk); each is read (open documents in their editor text),
 //! the name confirmed as a whole word on the line, and, where `syntax/` has a grammar,
 //! occurrences in comments and strings and the definitions' own names left out. A
@@ -115,7 +115,7 @@ pub fn run(
                 .filter(|p| in_scope(p, &scope.relative) && !open.contains(&root.join(p)))
                 .collect();
             // In the order the answer lists them: the files the symbol table says define
-            // the name, then by path. So the uses shown come first, and only they need a
+            // the name, then source, then the rest, each by path. So the uses shown come first, and only they need a
             // parse (a plain name; a qualified one is resolved in every file).
             let defining: HashSet<String> = index
                 .find_symbols(name)
@@ -126,7 +126,7 @@ pub fn run(
             paths.sort_by(|a, b| {
                 (!defining.contains(a))
                     .cmp(&!defining.contains(b))
-                    .then_with(|| a.cmp(b))
+                    .then_with(|| answer_order(a, b))
             });
             let shown_uses = scans.iter().map(|scan| scan.lines.len()).sum();
             let parse_until = wanted.containers.is_empty().then_some(ParseUntil {
@@ -156,6 +156,14 @@ pub fn run(
         }
     }
     Ok(render(&args.name, &wanted, scans, note))
+}
+
+/// After the defining files: source in a language with a grammar, then the rest (docs,
+/// data, config: a word in prose or a JSON `null` is a mention, not a use, and must not
+/// push the code out of the lines shown), each by path.
+fn answer_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let prose = |path: &str| Language::from_path(path).is_none();
+    prose(a).cmp(&prose(b)).then_with(|| a.cmp(b))
 }
 
 fn in_scope(relative: &str, scope: &str) -> bool {
@@ -383,7 +391,7 @@ fn render(
     scans.sort_by(|a, b| {
         (!defines(a))
             .cmp(&!defines(b))
-            .then_with(|| a.relative.cmp(&b.relative))
+            .then_with(|| answer_order(&a.relative, &b.relative))
     });
     let mut lines = Vec::new();
     let mut places = Vec::new();

@@ -124,8 +124,8 @@ the text shows (`Container::name`, `self.name` inside it; a use through a value 
 no other container defines the name). Words in comments and strings are left out in
 Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C and C++; files open in the editor are
 read in their current text. Optional `path` (a file or directory) narrows the search. One
-`path:line: text` line per use, files that define the name first, at most 100, then a
-count. Use it instead of search_code when you know the name and want its callers or
+`path:line: text` line per use, files that define the name first, then source before
+docs and data, at most 100, then a count. Use it instead of search_code when you know the name and want its callers or
 users. Examples: {"name": "refill"}, {"name": "TokenBucket.refill"},
 {"name": "parse_config", "path": "src"}."#,
             json!({

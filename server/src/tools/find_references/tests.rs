@@ -247,3 +247,26 @@ fn past_the_uses_shown_files_are_counted_by_text_and_the_defining_file_still_lea
         "{with}"
     );
 }
+
+#[test]
+fn source_comes_before_docs_and_data_whatever_their_paths() {
+    let (_dir, workspace) = workspace_of(&[
+        ("a_notes.md", "Call `drain` before exit.\n"),
+        ("a_data.json", "{\"drain\": null}\n"),
+        ("src/z.py", "def drain():\n    pass\n\ndrain()\n"),
+        ("src/m.py", "from z import drain\ndrain()\n"),
+    ]);
+    let text = references(&workspace, serde_json::json!({"name": "drain"}));
+    let paths: Vec<&str> = text.lines().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(
+        paths,
+        [
+            "src/z.py",
+            "src/m.py",
+            "src/m.py",
+            "a_data.json",
+            "a_notes.md"
+        ],
+        "{text}"
+    );
+}
