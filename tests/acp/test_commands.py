@@ -152,9 +152,12 @@ def test_the_model_menu_lists_the_providers_models_and_a_choice_reaches_the_prov
     assert model["category"] == "model" and model["currentValue"] == "fake-model"
     assert [o["value"] for o in model["options"]] == ["fake-model"]
     assert menu(created.config_options, "mode")["currentValue"] == "edit"
-    listed = menu(by_kind(client.session_updates(), "config_option_update")[0]["configOptions"],
-                  "model")
+    updates = by_kind(client.session_updates(), "config_option_update")
+    listed = menu(updates[0]["configOptions"], "model")
     assert [o["value"] for o in listed["options"]] == ["fake-model", "fake-model-large"]
+    # Sent again at the first prompt, for a client that dropped the first one (it came
+    # before the client stored the session's id), and only then.
+    assert len(updates) == 2 and updates[1] == updates[0], updates
     assert menu(chosen.config_options, "model")["currentValue"] == "fake-model-large"
     requests = fake.requests()
     assert [r["body"]["model"] for r in requests] == ["fake-model", "fake-model-large"]

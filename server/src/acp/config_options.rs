@@ -7,6 +7,7 @@
 //! Choices are kept with the session's conversation and restored by `session/load`.
 //! Without a provider there is no model to choose, so only the mode is offered.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
@@ -169,6 +170,18 @@ pub fn restore(session: &AcpSession, conversation: &Conversation) {
                 .session
                 .apply_settings(&serde_json::json!({ "model": model }));
         }
+    }
+}
+
+/// The menu once more at the session's first prompt when the provider's models came
+/// in before it: a client may drop an update that arrives before it has stored the
+/// session's id, and CodeCompanion does when the listing is quick. (One that comes
+/// later is sent when it comes, by `list_models`.)
+pub fn resend_at_first_prompt(session: &AcpSession) {
+    if !lock(&session.listed_models).is_empty()
+        && !session.menu_resent.swap(true, Ordering::Relaxed)
+    {
+        send_options(session);
     }
 }
 

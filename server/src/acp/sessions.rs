@@ -5,7 +5,7 @@
 //! to show, and the prompt running in it with the token that cancels it.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
@@ -58,6 +58,8 @@ pub struct AcpSession {
     pub mode: Mutex<Mode>,
     /// The models the provider listed for the model menu (empty until it answers).
     pub listed_models: Mutex<Vec<String>>,
+    /// Whether the menu with the listed models was sent again at a first prompt.
+    pub menu_resent: AtomicBool,
     pub mcp_tools: McpTools,
     /// Tools the user allowed for the rest of the session ("allow always").
     pub always_allowed: Mutex<HashSet<String>>,
@@ -101,6 +103,7 @@ impl AcpSession {
             id,
             mode: Mutex::new(Mode::Edit),
             listed_models: Mutex::new(Vec::new()),
+            menu_resent: AtomicBool::new(false),
             mcp_tools,
             always_allowed: Mutex::new(HashSet::new()),
             notices,

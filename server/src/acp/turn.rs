@@ -16,7 +16,7 @@ use super::permissions::EditReviewer;
 use super::prompt::{self, Prompt};
 use super::sessions::{AcpSession, Mode, RunningPrompt};
 use super::updates::Streamed;
-use super::{commands, mcp_tools};
+use super::{commands, config_options, mcp_tools};
 use crate::agent::{AskEvent, AskOptions, StopReason as AgentStop};
 use crate::session::{lock, AskError};
 
@@ -30,6 +30,7 @@ pub fn start(
         Err(reason) => return responder.respond_with_error(invalid_params(reason)),
     };
     let running = session.start_prompt();
+    config_options::resend_at_first_prompt(&session);
     tokio::spawn(async move {
         let reply = run(&session, prompt, &running).await;
         let sent = match reply {

@@ -116,8 +116,11 @@ L.log("list_acp_models: %s", vim.inspect(models))
 local ids = vim.tbl_map(function(m) return m.modelId end, (models or {}).availableModels or {})
 local other
 for _, id in ipairs(ids) do if id ~= (models or {}).currentModelId then other = id end end
+L.check("5 the model picker offers the provider's models", vim.tbl_contains(ids, "fake-model-large"),
+  ("models offered [%s]"):format(table.concat(ids, ",")))
+local chosen = other or "fake-model-large"
 local n_before = #L.wire()
-chat:change_model({ model = other or "fake-model-large" })
+chat:change_model({ model = chosen })
 local ok_mode = conn:set_config_option("mode", "ask")
 vim.wait(1000)
 local sent_after = {}
@@ -133,7 +136,7 @@ L.dump(chat, "fake-6-model")
 local req = L.requests()[nreq + 1]
 local tools = {}
 for _, t in ipairs(req and req.body.tools or {}) do table.insert(tools, t["function"] and t["function"].name or "?") end
-L.check("5 chosen model and ask mode reach the provider", req and req.body.model == other and not vim.tbl_contains(tools, "propose_edit"),
+L.check("5 chosen model and ask mode reach the provider", req and req.body.model == chosen and not vim.tbl_contains(tools, "propose_edit"),
   ("model %s, tools %s"):format(req and req.body.model or "?", table.concat(tools, ",")))
 
 -- 5a. Cancel a slow answer.
