@@ -115,6 +115,15 @@ def menu(options: list, option_id: str) -> dict:
     raise AssertionError(f"no {option_id} option in {options}")
 
 
+async def menu_update(client: EditorClient) -> None:
+    """Waits for the first `config_option_update` (the provider's models, listed in the
+    background after `session/new`)."""
+    deadline = time.monotonic() + TIMEOUT
+    while not by_kind(client.session_updates(), "config_option_update"):
+        assert time.monotonic() < deadline, "no config_option_update"
+        await asyncio.sleep(0.02)
+
+
 def test_the_model_menu_lists_the_providers_models_and_a_choice_reaches_the_provider(
         workspace, fake_dir):
     fake = FakeProvider([turn("First."), turn("Second, from the larger model.")], fake_dir)
@@ -126,10 +135,7 @@ def test_the_model_menu_lists_the_providers_models_and_a_choice_reaches_the_prov
             created = await agent.connection.new_session(cwd=str(workspace), mcp_servers=[])
             session = created.session_id
             # The provider's listing arrives after the answer, as a menu update.
-            deadline = time.monotonic() + TIMEOUT
-            while not by_kind(client.session_updates(), "config_option_update"):
-                assert time.monotonic() < deadline, "no config_option_update"
-                await asyncio.sleep(0.02)
+            await menu_update(client)
             first = await agent.prompt(session, text_block("Which model?"))
             chosen = await agent.connection.set_config_option(
                 config_id="model", session_id=session, value="fake-model-large")
@@ -197,10 +203,7 @@ def test_menu_choices_are_kept_and_restored_by_load_in_a_new_process(workspace, 
             await agent.initialize()
             session = await agent.new_session()
             await agent.prompt(session, text_block("Which model?"))
-            deadline = time.monotonic() + TIMEOUT
-            while not by_kind(client.session_updates(), "config_option_update"):
-                assert time.monotonic() < deadline, "no config_option_update"
-                await asyncio.sleep(0.02)
+            await menu_update(client)
             await agent.connection.set_config_option(
                 config_id="model", session_id=session, value="fake-model-large")
             await agent.connection.set_session_mode(session_id=session, mode_id="ask")
