@@ -2,8 +2,9 @@
 //! `session/set_mode`, and the model, whose choices are the configured model and the
 //! ones its provider lists (`GET …/models`, once per session, in the background so
 //! `session/new` never waits on the network). `session/set_config_option` changes
-//! either; both changes are confirmed with the whole menu (`config_option_update`),
-//! and a mode change also with `current_mode_update` for clients that know only modes.
+//! either and answers with the whole menu; `session/set_mode` sends it as a
+//! `config_option_update`, and a mode change is also told as `current_mode_update` for
+//! clients that know only modes.
 //! Choices are kept with the session's conversation and restored by `session/load`.
 //! Without a provider there is no model to choose, so only the mode is offered.
 
@@ -57,10 +58,14 @@ pub fn options(session: &AcpSession) -> Vec<SessionConfigOption> {
     options
 }
 
-/// The configured model first (it is the current value, listed or not), then the
-/// provider's, each once.
+/// The provider's models in its order, each once, with the current one first when the
+/// provider does not list it (a configured name it spells otherwise): the menu keeps
+/// its order while the choice moves.
 fn model_choices(current: &str, listed: &[String]) -> Vec<String> {
-    let mut choices = vec![current.to_string()];
+    let mut choices = Vec::new();
+    if !listed.iter().any(|id| id == current) {
+        choices.push(current.to_string());
+    }
     for id in listed {
         if !choices.contains(id) {
             choices.push(id.clone());
@@ -199,9 +204,14 @@ mod tests {
     use super::model_choices;
 
     #[test]
-    fn the_configured_model_comes_first_and_each_model_once() {
+    fn the_menu_keeps_the_providers_order_and_lists_each_model_once() {
         let listed = vec!["b".to_string(), "a".to_string(), "b".to_string()];
-        assert_eq!(model_choices("a", &listed), vec!["a", "b"]);
+        assert_eq!(
+            model_choices("a", &listed),
+            vec!["b", "a"],
+            "the provider's order"
+        );
+        assert_eq!(model_choices("c", &listed), vec!["c", "b", "a"]);
         assert_eq!(model_choices("c", &[]), vec!["c"]);
     }
 }
