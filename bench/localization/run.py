@@ -112,7 +112,7 @@ def ask(binary, workspace, question):
     """The distinct cited files in order, each file's first cited [line, endLine], and the
     seconds the ask took."""
     t = time.monotonic()
-    r = subprocess.run([binary, "ask", "--json", "--workspace", workspace, question],
+    r = subprocess.run([binary, "ask", "--json", "--workspace", workspace, "--", question],
                        capture_output=True, text=True, env=ask_env(), timeout=ASK_TIMEOUT_SECS)
     secs = time.monotonic() - t
     if r.returncode != 0:
