@@ -259,3 +259,46 @@ def test_a_corrupt_kept_conversation_is_skipped(workspace):
     listed, again = run(body())
     assert listed.sessions == []
     assert again
+
+
+def test_slash_commands_and_cancelled_prompts_are_replayed_but_not_told_to_the_model(
+        workspace, fake_dir):
+    fake = FakeProvider([{"hang": True}, turn("Answered after the load.")], fake_dir)
+
+    async def first():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            session = await agent.new_session()
+            await agent.prompt(session, text_block("/find add"))
+            prompt = asyncio.create_task(agent.prompt(session, text_block("Slow question")))
+            await fake.wait_for_requests(1)
+            await agent.connection.cancel(session_id=session)
+            cancelled = await asyncio.wait_for(prompt, 5)
+        return session, cancelled
+
+    async def second(session):
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            await asyncio.wait_for(agent.connection.load_session(
+                cwd=str(workspace), session_id=session, mcp_servers=[]), TIMEOUT)
+            replayed = client.session_updates()
+            await agent.prompt(session, text_block("Next question"))
+        return replayed
+
+    try:
+        session, cancelled = run(first())
+        replayed = run(second(session))
+    finally:
+        fake.stop()
+    assert cancelled.stop_reason == "cancelled"
+    said = [(u["sessionUpdate"], u["content"]["text"]) for u in replayed
+            if u["sessionUpdate"] in ("user_message_chunk", "agent_message_chunk")]
+    assert said[0] == ("user_message_chunk", "/find add"), said
+    assert said[1][0] == "agent_message_chunk" and "src/lib.rs:2" in said[1][1], said
+    assert said[2:] == [("user_message_chunk", "Slow question"),
+                        ("agent_message_chunk", "*(cancelled)*")], said
+    # The model's history holds neither: they were never its turns.
+    texts = [str(m.get("content")) for m in fake.messages(1)]
+    assert not any("Slow question" in t or "/find add" in t for t in texts), texts

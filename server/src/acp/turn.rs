@@ -18,6 +18,7 @@ use super::sessions::{AcpSession, Mode, RunningPrompt};
 use super::updates::Streamed;
 use super::{commands, config_options, mcp_tools};
 use crate::agent::{AskEvent, AskOptions, StopReason as AgentStop};
+use crate::session::conversations::ConversationStore;
 use crate::session::{lock, AskError};
 
 pub fn start(
@@ -53,19 +54,35 @@ async fn run(
     let cancel = &running.cancel;
     updates.files.forget();
     updates.files.listed(prompt.attached.iter().cloned());
+    // A turn no model takes part in is kept for the replay only.
+    let keep = |answer: &str| {
+        ConversationStore::from_env().record_exchange(
+            &updates.root,
+            &session.id,
+            &prompt.text,
+            answer,
+        )
+    };
     if let Some((command, argument)) = commands::parse(&prompt.text) {
         let answer = tokio::select! {
             biased;
-            _ = cancel.cancelled() => return Ok(StopReason::Cancelled),
+            _ = cancel.cancelled() => {
+                keep(CANCELLED);
+                return Ok(StopReason::Cancelled);
+            }
             answer = commands::run(session, command, argument) => answer,
         };
+        keep(&answer);
         updates.message(answer);
         return Ok(StopReason::EndTurn);
     }
     // The session's MCP servers may still be starting.
     let mcp = tokio::select! {
         biased;
-        _ = cancel.cancelled() => return Ok(StopReason::Cancelled),
+        _ = cancel.cancelled() => {
+            keep(CANCELLED);
+            return Ok(StopReason::Cancelled);
+        }
         tools = mcp_tools::ready(&session.mcp_tools) => tools,
     };
     for notice in session.notices.take() {
@@ -82,7 +99,7 @@ async fn run(
     ask.persist_as = Some(if prompt.text.is_empty() {
         "(the attached context)".to_string()
     } else {
-        prompt.text
+        prompt.text.clone()
     });
     ask.options = AskOptions {
         read_only: session.mode() == Mode::Ask,
@@ -105,6 +122,7 @@ async fn run(
     let outcome = match result {
         None => {
             updates.close_open_calls(&mut streamed, "cancelled");
+            keep(CANCELLED);
             return Ok(StopReason::Cancelled);
         }
         Some(Err(error)) => {
@@ -119,6 +137,9 @@ async fn run(
         AgentStop::Answered | AgentStop::NoProvider => StopReason::EndTurn,
     })
 }
+
+/// What a loaded session shows for a prompt that was cancelled.
+const CANCELLED: &str = "*(cancelled)*";
 
 /// A failed ask as the contract wants it: -32603 naming the cause (the provider's
 /// status or connection error; the key never appears in it).

@@ -242,6 +242,36 @@ impl ConversationStore {
         outcome: &AgentOutcome,
         options: &AskOptions,
     ) {
+        self.update(root, id, user_text, |file| {
+            file.history =
+                agent::bound_history(outcome.history.clone(), agent::history::MAX_HISTORY_BYTES)
+                    .iter()
+                    .map(StoredMessage::from)
+                    .collect();
+            let entries = transcript_of(id, file.transcript.len(), user_text, outcome, options);
+            file.transcript.extend(entries);
+        });
+    }
+
+    /// Saves a turn no model took part in (a slash command, a cancelled prompt) to the
+    /// transcript only, so a loaded session replays what the user saw; the model's
+    /// history is left as it was.
+    pub fn record_exchange(&self, root: &Path, id: &str, user_text: &str, answer: &str) {
+        self.update(root, id, user_text, |file| {
+            let bounded = |text: &str| prefix_within(text, MAX_ENTRY_BYTES).to_string();
+            file.transcript.push(TranscriptEntry::User {
+                text: bounded(user_text),
+            });
+            file.transcript.push(TranscriptEntry::Agent {
+                text: bounded(answer),
+                citations: Vec::new(),
+            });
+        });
+    }
+
+    /// Reads conversation `id` (or starts it), titles it by its first question, lets
+    /// `change` add the turn, bounds the transcript and writes it back.
+    fn update(&self, root: &Path, id: &str, user_text: &str, change: impl FnOnce(&mut StoredFile)) {
         if !is_storable_id(id) {
             return;
         }
@@ -257,7 +287,7 @@ impl ConversationStore {
             format: FORMAT,
             id: id.to_string(),
             cwd: root.to_path_buf(),
-            title: title_of(user_text),
+            title: String::new(),
             created: now,
             updated: now,
             history: Vec::new(),
@@ -268,18 +298,7 @@ impl ConversationStore {
         if file.title.is_empty() {
             file.title = title_of(user_text);
         }
-        file.history =
-            agent::bound_history(outcome.history.clone(), agent::history::MAX_HISTORY_BYTES)
-                .iter()
-                .map(StoredMessage::from)
-                .collect();
-        file.transcript.extend(transcript_of(
-            id,
-            file.transcript.len(),
-            user_text,
-            outcome,
-            options,
-        ));
+        change(&mut file);
         let excess = file.transcript.len().saturating_sub(MAX_TRANSCRIPT);
         file.transcript.drain(..excess);
         if let Err(error) = write_file(&directory, &path, &file) {
