@@ -137,6 +137,12 @@ pub enum SyntaxError {
     Unavailable(&'static str),
 }
 
+/// Compiles `language`'s definitions query now (once per process), so a caller that
+/// bounds its parsing by a time budget can leave that one-time cost out of it.
+pub fn compile_query(language: Language) {
+    let _ = language.query();
+}
+
 /// The definitions in `text`, in the order they start (a container before its members).
 pub fn symbols(text: &str, language: Language) -> Result<Vec<Symbol>, SyntaxError> {
     extract::symbols(text, language)

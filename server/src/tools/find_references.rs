@@ -73,11 +73,22 @@ pub fn run(
     workspace: &Workspace,
     index: Option<&RetrievalIndex>,
 ) -> Result<ToolOutput, ToolError> {
+    run_within(args, workspace, index, PARSE_BUDGET)
+}
+
+/// `run` with parsing bounded by `budget` (tests about what is parsed give a long one,
+/// so a loaded machine cannot change their answer).
+fn run_within(
+    args: Args,
+    workspace: &Workspace,
+    index: Option<&RetrievalIndex>,
+    budget: Duration,
+) -> Result<ToolOutput, ToolError> {
     let wanted = references_scope::parse(&args.name)?;
     let scope = workspace
         .sandbox
         .resolve(args.path.as_deref().unwrap_or("."))?;
-    let deadline = Instant::now() + PARSE_BUDGET;
+    let mut deadline = Instant::now() + budget;
     let name = wanted.name.as_str();
 
     // Open documents, in their editor text, replace the disk and the index.
@@ -128,6 +139,15 @@ pub fn run(
                     .cmp(&!defining.contains(b))
                     .then_with(|| answer_order(a, b))
             });
+            // The budget is for parsing files, not for compiling the grammars' queries
+            // (once per process, and slow in a debug build).
+            let compiling = Instant::now();
+            let languages: HashSet<Language> = paths
+                .iter()
+                .filter_map(|p| Language::from_path(p))
+                .collect();
+            languages.into_iter().for_each(syntax::compile_query);
+            deadline += compiling.elapsed();
             let shown_uses = scans.iter().map(|scan| scan.lines.len()).sum();
             let parse_until = wanted.containers.is_empty().then_some(ParseUntil {
                 defining: &defining,
