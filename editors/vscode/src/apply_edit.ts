@@ -31,14 +31,23 @@ async function apply(edit: SuggestedEdit, log: vscode.LogOutputChannel): Promise
   // VS Code computes code actions only for a document it has loaded ("Illegal argument"
   // otherwise); opening it also gives the server its text, as for an edited file.
   await vscode.workspace.openTextDocument(uri);
-  const actions = await quickFixes(uri, new vscode.Range(diagnostic.line, 0, diagnostic.line, 0));
+  const range = new vscode.Range(diagnostic.line, 0, diagnostic.line, 0);
   // The quick fix is titled "<prefix>: <edit title>" and carries the edit's diagnostic;
   // either identifies it among other extensions' actions.
-  const action = actions.find(
-    (a) =>
-      a.edit &&
-      (a.diagnostics?.some((d) => (d as { data?: { editId?: unknown } }).data?.editId === edit.id) || a.title.endsWith(`: ${edit.title}`)),
-  );
+  const ours = (a: vscode.CodeAction) =>
+    a.edit !== undefined &&
+    (a.diagnostics?.some((d) => (d as { data?: { editId?: unknown } }).data?.editId === edit.id) || a.title.endsWith(`: ${edit.title}`));
+  let action = (await quickFixes(uri, range)).find(ours);
+  // A document opened just now may not have reached the language client yet, and VS Code
+  // then asks no server for its actions (seen once in CI: none for a file not open). The
+  // question is asked again for a short while before the edit counts as withdrawn.
+  for (let attempt = 1; !action && attempt < OPENED_ATTEMPTS; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, OPENED_RETRY_MS));
+    action = (await quickFixes(uri, range)).find(ours);
+    if (action) {
+      log.info(`suggested edit ${edit.id}: its code action came on attempt ${attempt + 1}`);
+    }
+  }
   if (!action?.edit) {
     log.warn(`no code action for suggested edit ${edit.id} at ${uri.toString()}:${diagnostic.line + 1}`);
     void vscode.window.showInformationMessage(`copilot-ls: the server no longer offers "${edit.title}".`);
@@ -51,6 +60,10 @@ async function apply(edit: SuggestedEdit, log: vscode.LogOutputChannel): Promise
   log.info(`suggested edit ${edit.id}: ${applied ? 'applied' : 'not applied'}`);
   return applied ? 'applied' : 'not applied';
 }
+
+/** Times, and the wait between them, the quick fixes of a document just opened are asked for. */
+const OPENED_ATTEMPTS = 10;
+const OPENED_RETRY_MS = 200;
 
 /** Times the quick fixes are asked for when VS Code cancels the computation. */
 const CODE_ACTION_ATTEMPTS = 3;
