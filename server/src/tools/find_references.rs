@@ -1,7 +1,7 @@
 //! `find_references`: the uses of an identifier outside its definitions, exact and
 //! case-sensitive, one `path:line: text` line each, grouped by file, the files that
-//! define it first, then source files, then docs and data. Candidate files come from the index's identifier terms (or, without
-//! a ready index, a bounded walk); each is read (open documents in their editor text),
+//! define it first, then source files, then docs and data. Candidate files come from
+//! the index's identifier terms (or, without a ready index, a bounded walk); each is read (open documents in their editor text),
 //! the name confirmed as a whole word on the line, and, where `syntax/` has a grammar,
 //! occurrences in comments and strings and the definitions' own names left out. A
 //! qualified name (`TokenBucket.refill`, `TokenBucket::refill`) keeps the uses that
@@ -126,8 +126,9 @@ fn run_within(
                 .filter(|p| in_scope(p, &scope.relative) && !open.contains(&root.join(p)))
                 .collect();
             // In the order the answer lists them: the files the symbol table says define
-            // the name, then source, then the rest, each by path. So the uses shown come first, and only they need a
-            // parse (a plain name; a qualified one is resolved in every file).
+            // the name, then source, then the rest, each by path. So the uses shown come
+            // first, and only they need a parse (a plain name; a qualified one is
+            // resolved in every file).
             let defining: HashSet<String> = index
                 .find_symbols(name)
                 .into_iter()
