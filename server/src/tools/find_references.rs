@@ -1,9 +1,10 @@
 //! `find_references`: the uses of an identifier outside its definitions, exact and
 //! case-sensitive, one `path:line: text` line each, grouped by file, the files that
 //! define it first, then source files, then docs and data. Candidate files come from
-//! the index's identifier terms (or, without a ready index, a bounded walk); each is read (open documents in their editor text),
-//! the name confirmed as a whole word on the line, and, where `syntax/` has a grammar,
-//! occurrences in comments and strings and the definitions' own names left out. A
+//! the index's identifier terms (or, without a ready index, a bounded walk); each is
+//! read (open documents in their editor text), the name confirmed as a whole word on the
+//! line, and, where `syntax/` has a grammar, occurrences in comments and strings and the
+//! definitions' own names left out. A
 //! qualified name (`TokenBucket.refill`, `TokenBucket::refill`) keeps the uses that
 //! resolve to that container's definition as far as the text shows (`references_scope`).
 
