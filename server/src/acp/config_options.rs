@@ -39,8 +39,7 @@ pub fn options(session: &AcpSession) -> Vec<SessionConfigOption> {
     .category(SessionConfigOptionCategory::Mode)
     .description("Ask answers only; Edit also suggests edits you approve one by one".to_string());
     let mut options = vec![mode];
-    if let Some(current) = session.session.current_model() {
-        let choices = model_choices(&current, &lock(&session.listed_models));
+    if let Some((current, choices)) = models(session) {
         options.push(
             SessionConfigOption::select(
                 MODEL,
@@ -56,6 +55,13 @@ pub fn options(session: &AcpSession) -> Vec<SessionConfigOption> {
         );
     }
     options
+}
+
+/// The current model and the menu's choices; `None` without a provider.
+fn models(session: &AcpSession) -> Option<(String, Vec<String>)> {
+    let current = session.session.current_model()?;
+    let choices = model_choices(&current, &lock(&session.listed_models));
+    Some((current, choices))
 }
 
 /// The provider's models in its order, each once, with the current one first when the
@@ -114,12 +120,11 @@ pub fn set(
             set_mode(session, mode);
         }
         MODEL => {
-            let Some(current) = session.session.current_model() else {
+            let Some((_, choices)) = models(session) else {
                 return Err(invalid_params(
                     "no provider is configured, so there is no model to choose".to_string(),
                 ));
             };
-            let choices = model_choices(&current, &lock(&session.listed_models));
             if !choices.iter().any(|choice| choice == value) {
                 return Err(invalid_params(format!(
                     "unknown model {value}: the choices are {}",
