@@ -15,14 +15,20 @@ use super::tokenize::{for_each_word_term, words};
 pub const NAME: &str = "copilot_code";
 
 /// Beyond this many distinct words the cache starts over (generated files can hold
-/// millions of unique words; a cache that grows without bound is a leak).
+/// millions of unique words; a cache that grows without bound is a leak). Tantivy keeps
+/// a tokenizer per text field per indexing thread, so a build holds a dozen caches.
 const MAX_CACHED_WORDS: usize = 200_000;
 
-/// Raw word → its terms.
+/// Raw word → its terms, back to back, each followed by `SEPARATOR` (one allocation per
+/// word, not one per term: the cache's memory is mostly allocation overhead otherwise).
 #[derive(Default)]
 pub struct WordCache {
-    words: FxHashMap<Box<str>, Box<[Box<str>]>>,
+    words: FxHashMap<Box<str>, Box<str>>,
+    terms: String,
 }
+
+/// Terms are letters and digits, never this.
+const SEPARATOR: char = '\0';
 
 impl WordCache {
     /// Calls `emit` with every term of `text`, in order, with the byte range of the word
@@ -32,17 +38,25 @@ impl WordCache {
         for word in words(text) {
             let from = word.as_ptr() as usize - base;
             let to = from + word.len();
-            if let Some(terms) = self.words.get(word) {
-                terms.iter().for_each(|term| emit(term, from, to));
-                continue;
-            }
-            let mut terms: Vec<Box<str>> = Vec::new();
-            for_each_word_term(word, |term| terms.push(term.into()));
-            terms.iter().for_each(|term| emit(term, from, to));
-            if self.words.len() >= MAX_CACHED_WORDS {
-                self.words.clear();
-            }
-            self.words.insert(word.into(), terms.into_boxed_slice());
+            let terms = match self.words.get(word) {
+                Some(terms) => terms,
+                None => {
+                    self.terms.clear();
+                    for_each_word_term(word, |term| {
+                        self.terms.push_str(term);
+                        self.terms.push(SEPARATOR);
+                    });
+                    if self.words.len() >= MAX_CACHED_WORDS {
+                        self.words.clear();
+                    }
+                    self.words
+                        .entry(word.into())
+                        .or_insert_with(|| self.terms.as_str().into())
+                }
+            };
+            terms
+                .split_terminator(SEPARATOR)
+                .for_each(|term| emit(term, from, to));
         }
     }
 }
