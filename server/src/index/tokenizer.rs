@@ -156,4 +156,20 @@ mod tests {
         assert_eq!(seen, expected);
         assert!(seen.contains(&"pars".to_string()), "{seen:?}");
     }
+
+    #[test]
+    fn a_cached_word_gives_the_same_terms_and_ranges_as_its_first_time() {
+        let mut cache = WordCache::default();
+        let text = "HTTPHeaderParser x HTTPHeaderParser";
+        let mut seen: Vec<(String, usize, usize)> = Vec::new();
+        cache.for_each_term(text, |term, from, to| {
+            seen.push((term.to_string(), from, to))
+        });
+        let half = seen.len() / 2;
+        assert!(half > 1, "{seen:?}");
+        for (first, again) in seen[..half].iter().zip(&seen[half..]) {
+            assert_eq!(first.0, again.0);
+            assert_eq!((first.1, first.2, again.1, again.2), (0, 16, 19, 35));
+        }
+    }
 }
