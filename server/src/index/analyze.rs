@@ -6,7 +6,6 @@
 
 use rustc_hash::FxHashSet;
 use tantivy::schema::Term;
-use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::TantivyDocument;
 
 use super::build_profile::thread_cpu_ns;
@@ -153,23 +152,12 @@ pub fn analyze(
     let mut file = TantivyDocument::default();
     file.add_text(fields.kind, KIND_FILE);
     file.add_text(fields.file_path, path);
-    let mut tokens: Vec<Token> = file_terms
-        .into_iter()
-        .enumerate()
-        .map(|(position, text)| Token {
-            position,
-            text,
-            ..Token::default()
-        })
-        .collect();
-    tokens.sort_unstable_by(|a, b| a.text.cmp(&b.text));
-    file.add_pre_tokenized_text(
-        fields.file_words,
-        PreTokenizedString {
-            text: String::new(),
-            tokens,
-        },
-    );
+    let mut words = String::with_capacity(file_terms.iter().map(|t| t.len() + 1).sum());
+    for term in &file_terms {
+        words.push_str(term);
+        words.push(' ');
+    }
+    file.add_text(fields.file_words, words);
     file.add_text(fields.file_path_words, path);
     file.add_u64(fields.size, stamp.size);
     file.add_u64(fields.mtime, stamp.mtime);

@@ -21,7 +21,7 @@ use tantivy::schema::{
 
 /// Bump when the schema, the tokenizer or the chunking changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 
 pub const KIND_CHUNK: &str = "chunk";
 pub const KIND_FILE: &str = "file";
@@ -64,11 +64,24 @@ pub struct Fields {
     pub symbol_records: Field,
 }
 
-/// Indexed as given (pre-tokenized), without frequencies or norms: a term is there or not.
+/// Indexed as given (one value, one term), without frequencies or norms: a term is
+/// there or not.
 fn present_only() -> TextOptions {
+    present_as("raw")
+}
+
+/// A file's set of terms, already made by our tokenizer, handed over as one text with a
+/// space between terms (terms are letters and digits): one string per file document
+/// while it waits in tantivy's queue, where a pre-tokenized list costs a token struct
+/// and a string per term (on a cold build those queued lists were tens of megabytes).
+fn term_set() -> TextOptions {
+    present_as("whitespace")
+}
+
+fn present_as(tokenizer: &str) -> TextOptions {
     TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer("raw")
+            .set_tokenizer(tokenizer)
             .set_index_option(IndexRecordOption::Basic)
             .set_fieldnorms(false),
     )
@@ -105,7 +118,7 @@ pub fn build() -> (Schema, Fields) {
         generated: schema.add_u64_field("generated", number.clone()),
         head: schema.add_u64_field("head", number.clone()),
         file_path: schema.add_text_field("file_path", STRING | STORED),
-        file_words: schema.add_text_field("file_words", present.clone()),
+        file_words: schema.add_text_field("file_words", term_set()),
         file_path_words: schema.add_text_field("file_path_words", present),
         size: schema.add_u64_field("size", number.clone()),
         mtime: schema.add_u64_field("mtime", number.clone()),
