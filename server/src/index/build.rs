@@ -322,6 +322,11 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
     if let (true, Some(writer)) = (bulk, &store.writer) {
         super::read(writer).set_merge_policy(Box::<LogMergePolicy>::default());
         if failed.is_none() {
+            // The merge maps every segment into memory: give back the indexing arenas
+            // and the words cached for them first, so the two do not add up to the
+            // build's peak.
+            super::tokenizer::forget_words();
+            release_freed_memory();
             let t = profile.mark();
             inner.merge_all();
             profile.add(Phase::Merge, t);
