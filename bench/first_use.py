@@ -2,7 +2,7 @@
 """First use, side by side: what a new user's first minute costs on a real checkout and on
 a generated 50,000-file corpus, for this build and a baseline binary (issue #26).
 
-Usage: first_use.py BIN BASELINE_BIN --real DIR [--files 50000] [--question TEXT]
+Usage: first_use.py BIN BASELINE_BIN --real DIR [--files 50000] [--mixed] [--question TEXT]
 
 For each workspace and binary, alternating which goes first so a noisy machine weighs on
 both alike, on an empty cache (COPILOT_LS_CACHE_DIR under .tmp/bench-first-use/):
@@ -13,7 +13,10 @@ both alike, on an empty cache (COPILOT_LS_CACHE_DIR under .tmp/bench-first-use/)
 - first answer: on an empty cache again, `copilot-ls ask --json` with no model, wall
   seconds, and how much of the index the answer saw (`index.filesIndexed`/`filesTotal`;
   a binary without that field is shown as `?`).
-Prints one Markdown table. Set --files 0 to skip the generated corpus.
+Prints one Markdown table. Set --files 0 to skip the generated corpus. The generated
+corpus is code of one language per file (`gen_corpus.py`); --mixed measures the corpus of
+lines from every language mixed in each file instead, which parses about 6x slower (the
+corpus of the figures before 2026-12-03).
 """
 
 import json
@@ -74,13 +77,16 @@ def main():
     files = int(args[args.index("--files") + 1]) if "--files" in args else 50000
     question = (args[args.index("--question") + 1] if "--question" in args
                 else "where is the configuration parsed")
+    mixed = "--mixed" in args
     workspaces = [(os.path.basename(real), real)]
     if files:
-        corpus = os.path.join(REPO, ".tmp", "bench-index", f"corpus-{files}")
+        kind = "mixed" if mixed else "code"
+        corpus = os.path.join(REPO, ".tmp", "bench-index", f"corpus-{files}-{kind}")
         if not os.path.isdir(corpus):
             subprocess.run([sys.executable, os.path.join(REPO, "bench/gen_corpus.py"), corpus,
-                            "--files", str(files)], check=True, stdout=subprocess.DEVNULL)
-        workspaces.append((f"generated {files:,}", corpus))
+                            "--files", str(files)] + (["--mixed"] if mixed else []),
+                           check=True, stdout=subprocess.DEVNULL)
+        workspaces.append((f"generated {files:,} ({kind})", corpus))
     rows = []
     for w, (name, root) in enumerate(workspaces):
         order = list(binaries.items())

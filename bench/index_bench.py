@@ -153,7 +153,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     workspaces = []
     for n in sizes:
-        corpus = os.path.join(out, f"corpus-{n}")
+        corpus = os.path.join(out, f"corpus-{n}-code")
         if not os.path.isdir(corpus):
             subprocess.run([sys.executable, os.path.join(REPO, "bench/gen_corpus.py"), corpus,
                             "--files", str(n)], check=True, stdout=subprocess.DEVNULL)

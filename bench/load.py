@@ -108,7 +108,7 @@ def main():
     files = int(option(args, "--files", "128"))
     counts = [int(c) for c in option(args, "--counts", "1,10,50,200").split(",")]
     rounds = int(option(args, "--rounds", "3"))
-    corpus = os.path.join(OUT, f"corpus-{files}")
+    corpus = os.path.join(OUT, f"corpus-{files}-code")
     if not os.path.isdir(corpus):
         subprocess.run([sys.executable, os.path.join(REPO, "bench/gen_corpus.py"), corpus,
                         "--files", str(files)], check=True, stdout=subprocess.DEVNULL)

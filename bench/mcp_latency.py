@@ -4,7 +4,7 @@ closest search.
 
 Usage: mcp_latency.py [--files N] [--calls K] [--binary BIN]
 
-Generates the corpus with bench/gen_corpus.py (cached in .tmp/bench-mcp/gen-N), brings
+Generates the corpus with bench/gen_corpus.py (cached in .tmp/bench-mcp/gen-N-code), brings
 its index up to date with `copilot-ls index` (cache .tmp/bench-mcp/cache), starts
 `copilot-ls mcp --workspace CORPUS`, and times K `tools/call` round trips per tool (the
 client writes the request line and reads the reply line; one call at a time), after one
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--binary", default=str(REPO / "target/release/copilot-ls"))
     args = parser.parse_args()
     base = REPO / ".tmp/bench-mcp"
-    corpus = base / f"gen-{args.files}"
+    corpus = base / f"gen-{args.files}-code"
     if not corpus.exists():
         subprocess.run([sys.executable, str(REPO / "bench/gen_corpus.py"), str(corpus), "--files", str(args.files)], check=True)
     env = {**os.environ, "COPILOT_LS_CACHE_DIR": str(base / "cache"), "COPILOT_LS_LOG": "error"}
