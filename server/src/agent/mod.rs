@@ -21,6 +21,7 @@ mod options;
 mod place_lines;
 mod sanitize;
 mod shown_input;
+mod spread;
 mod tool_calls;
 mod turn_stream;
 
@@ -44,6 +45,7 @@ pub use history::bound_history;
 pub use index_notice::IndexState;
 pub use no_provider::{locate, LocatedPlace, CANDIDATES as NO_MODEL_CANDIDATES, PLACES};
 pub use options::{AskOptions, EditDecision, EditReview};
+pub use spread::{for_model as context_for_model, MODEL_CANDIDATES};
 
 /// The system prompt, in its own file so it can be read and improved as text.
 pub const SYSTEM_PROMPT: &str = include_str!("system_prompt.md");

@@ -4,6 +4,7 @@
 use super::citations::{check, CitedLines};
 use super::definition_extent::{definition_end, indent};
 use super::place_lines::{self, first_code_line, name_overlap};
+use super::spread::files_first;
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
 use crate::index::RetrievalHit;
 use crate::syntax::{self, Symbol, SymbolKind};
@@ -143,11 +144,9 @@ struct Candidate {
     label: String,
 }
 
-/// The places listed, best first: the first `PLACES` distinct candidates in the
-/// retrieval's order, each file's first place before any file's second (five places
-/// in one file show one guess; the answer is often the next file), except that a file
-/// the index ranked down as not what the question is about (a test, a doc, a config
-/// file) waits with the second places, in the retrieval's order. Then a place holding a
+/// The places listed, best first: the first `PLACES` distinct candidates in
+/// `spread::files_first`'s order (each file's first place before any file's second, a
+/// file ranked down for its kind with the second places). Then a place holding a
 /// definition that is a candidate too, but too far down to be listed, gives its slot to
 /// that definition when its name shares as many of the question's words (a class cited
 /// from its head, and the method of it that checks what was asked about: the index
@@ -155,15 +154,7 @@ struct Candidate {
 fn choose<'a>(candidates: &'a [Candidate], question: &[String]) -> Vec<&'a Candidate> {
     let same =
         |a: &Candidate, b: &Candidate| a.hit.path == b.hit.path && a.place.line == b.place.line;
-    let first_of_file = |i: usize| {
-        !candidates[..i]
-            .iter()
-            .any(|c| c.hit.path == candidates[i].hit.path)
-    };
-    let tier = |i: usize| usize::from(candidates[i].hit.ranked_down || !first_of_file(i));
-    let mut order: Vec<usize> = (0..candidates.len()).collect();
-    // Stable: within a tier, the retrieval's order.
-    order.sort_by_key(|&i| tier(i));
+    let order = files_first(candidates.iter().map(|c| &c.hit));
     let mut listed: Vec<usize> = Vec::new();
     for i in order {
         if listed.len() < PLACES && !listed.iter().any(|&l| same(&candidates[l], &candidates[i])) {

@@ -42,7 +42,8 @@ pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
 pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};
 pub use settings::{configuration_section, Provider, Settings};
 
-/// Chunks of retrieved code offered to the model; without a model, the answer's places
+/// Chunks of retrieved code offered to the model, chosen from `agent::MODEL_CANDIDATES`
+/// so that they show as many files as they can; without a model, the answer's places
 /// are chosen from `agent::NO_MODEL_CANDIDATES` chunks (also for ACP's `/locate`).
 const CONTEXT_HITS: usize = 6;
 /// What the background index refresh reports (to show progress in the editor).
@@ -233,8 +234,9 @@ impl Session {
         }
         // Places (no model, or ACP's `/locate`) are chosen from more chunks than the model
         // is shown.
-        let hits = if model.is_some() && !request.options.places_only {
-            CONTEXT_HITS
+        let for_model = model.is_some() && !request.options.places_only;
+        let hits = if for_model {
+            agent::MODEL_CANDIDATES
         } else {
             agent::NO_MODEL_CANDIDATES
         };
@@ -243,6 +245,11 @@ impl Session {
         let arrival = request.arrival.unwrap_or_else(|| slots.arrival());
         let cpu_slot = slots.acquire(arrival).await;
         let (context, index_state) = self.retrieve(&workspace, query, hits).await;
+        let context = if for_model {
+            agent::context_for_model(context, CONTEXT_HITS)
+        } else {
+            context
+        };
         // Opened by `retrieve`; `find_symbol` answers from it.
         let index = lock(&self.retrieval).index.clone();
         let index_fault = self.fault_to_tell(index.as_ref());
