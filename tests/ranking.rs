@@ -4,7 +4,8 @@
 //! project's tests above its source (while a question about the tests does). On a small
 //! HTTP client: a place is a definition or code, never a module docstring, an import
 //! block or an `if TYPE_CHECKING:` guard, and the questions reach the definitions that
-//! answer them.
+//! answer them. Among the first files, the one whose name the question spells goes
+//! first.
 
 use std::path::Path;
 use std::process::Command;
@@ -122,12 +123,16 @@ fn workspace() -> tempfile::TempDir {
             format!("def helper_{i}(value):\n    \"\"\"Formats a value.\"\"\"\n    return str(value) + \"{i}\"\n"),
         ));
     }
+    write_files(dir.path(), files);
+    dir
+}
+
+fn write_files(root: &Path, files: Vec<(String, String)>) {
     for (path, text) in files {
-        let path = dir.path().join(path);
+        let path = root.join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
-    dir
 }
 
 fn ask(workspace: &Path, question: &str) -> Value {
@@ -570,5 +575,39 @@ fn where_is_the_retry_count_configured_reaches_the_module_constant() {
             .iter()
             .any(|(place, line)| place == "httpkit/adapters.py:21" && line == "DEFAULT_RETRIES = 0"),
         "{found:#?}"
+    );
+}
+
+#[test]
+fn among_the_first_files_the_one_the_question_names_goes_first() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "src/books/jobs.py".into(),
+            "def run_nightly(ledger):\n    for entry in ledger.entries:\n        ledger.duplicate(entry)\n".into(),
+        ),
+        (
+            "src/books/postings.py".into(),
+            "def add(ledger, entry):\n    \"\"\"Books one entry in the ledger; the nightly run may book it twice.\"\"\"\n    ledger.entries.append(entry)\n".into(),
+        ),
+    ];
+    for i in 0..20 {
+        files.push((
+            format!("src/books/util{i}.py"),
+            format!("def helper_{i}(value):\n    return str(value) + \"{i}\"\n"),
+        ));
+    }
+    write_files(ws.path(), files);
+    // The nightly job matches these words more than the postings module does, and the
+    // question names the postings module by its name.
+    let result = ask(
+        ws.path(),
+        "postings: ledger entries are duplicated by the nightly run",
+    );
+    let cited = cited_paths(&result);
+    assert_eq!(
+        cited[..2],
+        ["src/books/postings.py", "src/books/jobs.py"],
+        "{cited:?}"
     );
 }

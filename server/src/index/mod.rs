@@ -34,6 +34,7 @@ mod chunk;
 mod coverage;
 mod definition_line;
 mod file_kind;
+mod file_name;
 mod follower;
 mod named;
 mod progress_file;

@@ -18,7 +18,9 @@
 //!   demoted unless the question is about them (`query/about.rs` decides that from explicit
 //!   signals, so "my test fails" in a bug report does not lift tests);
 //! - results are spread over files, since five chunks of one file hide the
-//!   second-best file.
+//!   second-best file;
+//! - among the first five files, one whose name the question spells goes first
+//!   (`file_name.rs`).
 //!
 //! What the question names is matched in `named.rs`, and results are spread over
 //! files in `spread.rs`.
@@ -30,6 +32,7 @@
 
 use super::definition_line::Definition;
 use super::file_kind::FileKind;
+use super::file_name::order_by_name;
 use super::named::{common_suffix, name_match, named_keys, named_strength, PathMatches};
 use super::query::{name_key, ParsedQuestion};
 use super::spread::{diversify, first_places};
@@ -387,7 +390,12 @@ pub fn rank(
             (&a.path, a.start_line).cmp(&(&b.path, b.start_line))
         })
     });
-    let picked = diversify(candidates, scored, limit, params.same_file_decay);
+    let mut picked = diversify(candidates, scored, limit, params.same_file_decay);
+    // A question about tests or changes is answered by that kind of file, not by the
+    // file its words name.
+    if ranking == Ranking::Tuned && !intent.asks_for_a_kind() {
+        picked = order_by_name(candidates, picked, corpus);
+    }
     if choose_places {
         first_places(candidates, picked, &place_scores)
     } else {
