@@ -22,7 +22,7 @@ const WEIGHT: f32 = 0.3;
 /// the file's stem (a package's own file, `mod.rs`, `__init__.py`, `index.js`,
 /// `lib.rs`, by its folder), each by its rarity among the workspace's paths (its IDF over
 /// the largest possible), summed, at most 1.
-pub fn strength(path: &str, corpus: &Corpus) -> f32 {
+fn strength(path: &str, corpus: &Corpus) -> f32 {
     let mut parts: Vec<&str> = path.split('/').collect();
     let file = parts.pop().unwrap_or_default();
     let stem = file.split('.').next().unwrap_or_default();

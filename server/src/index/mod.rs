@@ -378,10 +378,15 @@ impl RetrievalIndex {
                 return Vec::new();
             }
         };
+        // A file with several hits is read once.
+        let mut texts: FxHashMap<String, Option<String>> = FxHashMap::default();
         found
             .into_iter()
             .filter_map(|found| {
-                let text = self.excerpt(&found.path, found.start_line, found.end_line)?;
+                let file = texts
+                    .entry(found.path.clone())
+                    .or_insert_with(|| self.file_text(&found.path));
+                let text = excerpt(file.as_deref()?, found.start_line, found.end_line)?;
                 Some(RetrievalHit {
                     path: found.path,
                     start_line: found.start_line,
@@ -444,19 +449,14 @@ impl RetrievalIndex {
         }
     }
 
-    /// Lines `start..=end` (1-based) of a file as the editor or the disk has it now.
-    fn excerpt(&self, path: &str, start: usize, end: usize) -> Option<String> {
+    /// A file's text as the editor or the disk has it now.
+    fn file_text(&self, path: &str) -> Option<String> {
         let workspace = &self.view;
         let resolved = workspace.sandbox.resolve_allow_missing(path).ok()?;
-        let text = match workspace.open_document(&resolved.absolute) {
-            Some(doc) => doc.rope.to_string(),
-            None => read_index_text(&resolved.absolute, build::MAX_FILE_BYTES)?,
-        };
-        let lines = analyze::split_lines(&text);
-        if start == 0 || start > lines.len() {
-            return None;
+        match workspace.open_document(&resolved.absolute) {
+            Some(doc) => Some(doc.rope.to_string()),
+            None => read_index_text(&resolved.absolute, build::MAX_FILE_BYTES),
         }
-        Some(lines[start - 1..end.min(lines.len())].join("\n"))
     }
 
     /// Text files indexed.
@@ -561,6 +561,15 @@ fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Lines `start..=end` (1-based) of `text`.
+fn excerpt(text: &str, start: usize, end: usize) -> Option<String> {
+    let lines = analyze::split_lines(text);
+    if start == 0 || start > lines.len() {
+        return None;
+    }
+    Some(lines[start - 1..end.min(lines.len())].join("\n"))
 }
 
 #[cfg(test)]
