@@ -73,6 +73,8 @@ pub fn analyze(
     let mut file_terms: FxHashSet<String> = FxHashSet::default();
     let mut parse_nanos = (0, 0);
     stamp.lexical_only = false;
+    let mut path_words = String::new();
+    cache.for_each_term(path, |term, _, _| push_term(&mut path_words, term));
     if let Some(text) = text {
         let lines = split_lines(text);
         // A parse that fails (too large, too slow) falls back to the line-based chunks.
@@ -106,35 +108,39 @@ pub fn analyze(
         }
         for (span, head) in chunked.chunks.iter().zip(heads) {
             let range = span.start_line..span.end_line;
-            // The body goes to tantivy as text, tokenized there by the same tokenizer:
-            // a pre-tokenized body costs a JSON round trip and a string per token.
-            // Here only its length and the file's term set are taken.
+            // Each line is tokenized once, here: its terms go to tantivy as one text
+            // with a space after each term (split there by `whitespace`), and to the
+            // chunk's length and the file's term set.
             let mut len = 0u64;
-            let mut doc_text = String::new();
+            let mut body = String::with_capacity(lines_text(text, &lines[range.clone()]).len());
+            let mut doc = String::new();
             for (line, &is_doc) in lines[range.clone()]
                 .iter()
                 .zip(&chunked.doc_lines[range.clone()])
             {
                 cache.for_each_term(line, |term, _, _| {
                     len += 1;
+                    push_term(&mut body, term);
+                    if is_doc {
+                        push_term(&mut doc, term);
+                    }
                     if !file_terms.contains(term) {
                         file_terms.insert(term.to_string());
                     }
                 });
-                if is_doc {
-                    doc_text.push_str(line);
-                    doc_text.push('\n');
-                }
             }
-            let def_text: Vec<&str> = span.definitions.iter().map(|d| d.name.as_str()).collect();
+            let mut def = String::new();
+            for definition in &span.definitions {
+                cache.for_each_term(&definition.name, |term, _, _| push_term(&mut def, term));
+            }
             let mut document = TantivyDocument::default();
             document.add_text(fields.kind, KIND_CHUNK);
             document.add_text(fields.path, path);
             document.add_u64(fields.len, len);
-            document.add_text(fields.body, lines_text(text, &lines[range]));
-            document.add_text(fields.def, def_text.join(" "));
-            document.add_text(fields.doc, doc_text);
-            document.add_text(fields.path_words, path);
+            document.add_text(fields.body, body);
+            document.add_text(fields.def, def);
+            document.add_text(fields.doc, doc);
+            document.add_text(fields.path_words, &path_words);
             document.add_u64(fields.start_line, span.start_line as u64);
             document.add_u64(fields.end_line, span.end_line as u64);
             if let Some(symbol) = &span.symbol {
@@ -158,7 +164,7 @@ pub fn analyze(
         words.push(' ');
     }
     file.add_text(fields.file_words, words);
-    file.add_text(fields.file_path_words, path);
+    file.add_text(fields.file_path_words, path_words);
     file.add_u64(fields.size, stamp.size);
     file.add_u64(fields.mtime, stamp.mtime);
     file.add_u64(fields.seen, stamp.seen);
@@ -174,6 +180,12 @@ pub fn analyze(
         documents,
         parse_nanos,
     }
+}
+
+/// Appends a term to a field's text of terms (see `schema::terms`).
+fn push_term(text: &mut String, term: &str) {
+    text.push_str(term);
+    text.push(' ');
 }
 
 /// Where each definition's chunk starts: at its doc comment, attributes or decorators.
@@ -312,6 +324,48 @@ pub fn decode_definitions(stored: &str) -> Vec<Definition> {
 #[cfg(test)]
 mod tests {
     use super::generated_header;
+
+    /// A chunk's text fields hold the tokenizer's terms, each once per occurrence and
+    /// followed by a space (tantivy splits them there), and its length counts them.
+    #[test]
+    fn chunk_fields_hold_the_tokenizers_terms() {
+        use tantivy::schema::Value;
+        let (_, fields) = super::super::schema::build();
+        let mut cache = super::WordCache::default();
+        let text = "/// Parses a line break.\nfn parse_line_break(x: &str) {}\n";
+        let analyzed = super::analyze(
+            &fields,
+            &mut cache,
+            "src/LineBreaks.rs",
+            Some(text),
+            super::FileStamp::default(),
+            super::Definitions::Later,
+        );
+        let chunk = &analyzed.documents[0];
+        let field = |field| {
+            chunk
+                .get_first(field)
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        };
+        let spaced = |text: &str| {
+            super::super::tokenize::terms(text)
+                .iter()
+                .map(|t| format!("{t} "))
+                .collect::<String>()
+        };
+        assert_eq!(field(fields.body), spaced(text));
+        assert_eq!(field(fields.doc), spaced("/// Parses a line break."));
+        assert_eq!(field(fields.def), spaced("parse_line_break"));
+        assert_eq!(field(fields.path_words), spaced("src/LineBreaks.rs"));
+        let len = chunk.get_first(fields.len).and_then(|v| v.as_u64());
+        assert_eq!(len, Some(super::super::tokenize::terms(text).len() as u64));
+        assert!(
+            field(fields.body).contains("parslinbreak "),
+            "{}",
+            field(fields.body)
+        );
+    }
 
     #[test]
     fn the_head_of_a_longer_class_is_marked() {

@@ -24,7 +24,6 @@ use tantivy::{Index, IndexWriter, TantivyDocument, TantivyError};
 
 use super::analyze::FileStamp;
 use super::schema::{self, Fields, FORMAT, KIND_FILE};
-use super::tokenizer::{CodeTokenizer, NAME};
 
 const META_FILE: &str = "copilot-ls.json";
 
@@ -164,7 +163,6 @@ fn try_open(
     if index.schema() != *schema {
         return Err("its schema differs".into());
     }
-    register(&index);
     let files = load_stamps(&index, fields)?;
     Ok(Some((index, files)))
 }
@@ -179,7 +177,6 @@ fn create(dir: &Path, root: &Path, schema: &Schema) -> Result<Index, String> {
         // Another server created it in the meantime: use theirs.
         Err(_) => Index::open_in_dir(dir).map_err(|e| e.to_string())?,
     };
-    register(&index);
     Ok(index)
 }
 
@@ -209,7 +206,6 @@ fn wipe(dir: &Path) -> Result<(), String> {
 pub fn in_memory(reason: String) -> Opened {
     let (schema, fields) = schema::build();
     let index = Index::create_in_ram(schema);
-    register(&index);
     let writer = writer(&index).expect("an index in memory has no lock to fail on");
     Opened {
         index,
@@ -218,13 +214,6 @@ pub fn in_memory(reason: String) -> Opened {
         location: Location::Memory(reason),
         files: FxHashMap::default(),
     }
-}
-
-fn register(index: &Index) {
-    index.tokenizers().register(
-        NAME,
-        tantivy::tokenizer::TextAnalyzer::from(CodeTokenizer::default()),
-    );
 }
 
 /// The index's writer, or an error (`LockFailure` while another process holds it).

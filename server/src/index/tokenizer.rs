@@ -1,27 +1,22 @@
 //! The project's tokenizer (`tokenize.rs`: identifier splitting, stemming, compounds)
-//! as a tantivy tokenizer, with a cache from raw words to their terms.
+//! with a cache from raw words to their terms, for the index's analysis threads
+//! (`analyze.rs` hands tantivy the terms it makes).
 //!
 //! Code repeats its words so much that splitting and stemming each occurrence was most
 //! of the build time, so words are cached, in two levels. One large cache serves the
-//! whole process: tantivy keeps a tokenizer per text field and indexing thread, and the
-//! build's analysis threads tokenize too, so a large cache per tokenizer held the same
-//! words a dozen times (on a cold build of 50,000 files that was over 100 MB of the
-//! peak). In front of it each tokenizer keeps a small cache of its own, which answers
-//! most words (code's words are few and repeated) without touching the shared one's
-//! locks. A word's terms depend on the word alone, so sharing them is safe across fields,
-//! threads and workspaces.
+//! whole process, so the analysis threads (and the editor's changes) do not each hold
+//! the same words. In front of it each thread keeps a small cache of its own, which
+//! answers most words (code's words are few and repeated) without touching the shared
+//! one's locks. A word's terms depend on the word alone, so sharing them is safe across
+//! fields, threads and workspaces.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use dashmap::DashMap;
 use rustc_hash::{FxBuildHasher, FxHashMap};
-use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use super::tokenize::{for_each_word_term, words};
-
-/// The name the schema's text fields use for this tokenizer.
-pub const NAME: &str = "copilot_code";
 
 /// Beyond this many distinct words the cache starts over (generated files can hold
 /// millions of unique words; a cache that grows without bound is a leak).
@@ -126,101 +121,9 @@ impl WordCache {
     }
 }
 
-/// The tokenizer tantivy runs on the text fields. A stream's terms are kept in one
-/// buffer and copied into a single reused `Token` as the stream advances, so indexing
-/// allocates nothing per token.
-#[derive(Default)]
-pub struct CodeTokenizer {
-    cache: WordCache,
-    /// The terms of the current text, back to back.
-    terms: String,
-    /// Per term: its end in `terms`, and the byte range of the word it came from.
-    spans: Vec<(usize, usize, usize)>,
-    token: Token,
-}
-
-impl Clone for CodeTokenizer {
-    fn clone(&self) -> Self {
-        CodeTokenizer::default()
-    }
-}
-
-impl Tokenizer for CodeTokenizer {
-    type TokenStream<'a> = CodeTokenStream<'a>;
-
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        self.terms.clear();
-        self.spans.clear();
-        let (terms, spans) = (&mut self.terms, &mut self.spans);
-        self.cache.for_each_term(text, |term, from, to| {
-            terms.push_str(term);
-            spans.push((terms.len(), from, to));
-        });
-        self.token.reset();
-        CodeTokenStream {
-            terms: &self.terms,
-            spans: &self.spans,
-            token: &mut self.token,
-            next: 0,
-        }
-    }
-}
-
-pub struct CodeTokenStream<'a> {
-    terms: &'a str,
-    spans: &'a [(usize, usize, usize)],
-    token: &'a mut Token,
-    /// One past the current term.
-    next: usize,
-}
-
-impl TokenStream for CodeTokenStream<'_> {
-    fn advance(&mut self) -> bool {
-        let Some(&(end, from, to)) = self.spans.get(self.next) else {
-            return false;
-        };
-        let start = match self.next {
-            0 => 0,
-            n => self.spans[n - 1].0,
-        };
-        self.token.text.clear();
-        self.token.text.push_str(&self.terms[start..end]);
-        self.token.offset_from = from;
-        self.token.offset_to = to;
-        self.token.position = self.next;
-        self.token.position_length = 1;
-        self.next += 1;
-        true
-    }
-
-    fn token(&self) -> &Token {
-        self.token
-    }
-
-    fn token_mut(&mut self) -> &mut Token {
-        self.token
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_are_the_projects_terms() {
-        let mut tokenizer = CodeTokenizer::default();
-        let mut stream = tokenizer.token_stream("parseLineBreak(x); parse_line_break");
-        let mut seen = Vec::new();
-        while stream.advance() {
-            seen.push(stream.token().text.clone());
-        }
-        let mut expected = Vec::new();
-        super::super::tokenize::for_each_term("parseLineBreak(x); parse_line_break", |t| {
-            expected.push(t.to_string())
-        });
-        assert_eq!(seen, expected);
-        assert!(seen.contains(&"pars".to_string()), "{seen:?}");
-    }
 
     /// The terms of `text` as the uncached tokenizer makes them.
     fn uncached(text: &str) -> Vec<String> {
