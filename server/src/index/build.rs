@@ -58,6 +58,12 @@ impl Bounds {
 /// of T seconds commits about log2(T) times, not T/interval times.
 const COMMIT_FIRST: Duration = Duration::from_secs(1);
 const COMMIT_MAX_INTERVAL: Duration = Duration::from_secs(8);
+/// A cold build's second phase commits less often: every file is searchable by then,
+/// and a commit blocks the analysis threads while tantivy writes out its segments, then
+/// leaves more of them for the final merge (on 10,570 generated files, not committing
+/// during that phase took the build from 25.3 to 22.2 s, medians of five runs each).
+/// What it has not committed when the process stops is parsed again at the next start.
+const PARSE_COMMIT_INTERVAL: Duration = Duration::from_secs(30);
 /// A refresh that reads at least this many files is a bulk build (a first start, a
 /// branch switch). Tantivy's merge policy would merge its many small segments over and
 /// over while it runs; instead nothing is merged during it and everything once at the
@@ -254,6 +260,7 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
         files_read: AtomicUsize::new(0),
         last_commit: Instant::now(),
         commit_interval: COMMIT_FIRST,
+        max_interval: COMMIT_MAX_INTERVAL,
     };
     // Phase one: every changed file by its words, so a cold build is searchable soon.
     // A bulk build leaves parsing definitions to phase two; a few files are parsed now.
@@ -293,6 +300,8 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
             .collect();
         if !pending.is_empty() {
             let to_parse = pending.len();
+            pass.commit_interval = PARSE_COMMIT_INTERVAL;
+            pass.max_interval = PARSE_COMMIT_INTERVAL;
             inner.coverage.start_parsing(to_parse);
             progress(Progress::Definitions {
                 done: 0,
@@ -365,6 +374,8 @@ struct Pass<'a> {
     files_read: AtomicUsize,
     last_commit: Instant,
     commit_interval: Duration,
+    /// What `commit_interval` doubles up to.
+    max_interval: Duration,
 }
 
 impl Pass<'_> {
@@ -444,7 +455,7 @@ impl Pass<'_> {
                         inner.mark_held();
                     }
                     self.last_commit = Instant::now();
-                    self.commit_interval = (self.commit_interval * 2).min(COMMIT_MAX_INTERVAL);
+                    self.commit_interval = (self.commit_interval * 2).min(self.max_interval);
                 }
                 if last_progress.elapsed() >= PROGRESS_EVERY {
                     reported(done);
