@@ -160,8 +160,7 @@ pub fn analyze(
     file.add_text(fields.file_path, path);
     let mut words = String::with_capacity(file_terms.iter().map(|t| t.len() + 1).sum());
     for term in &file_terms {
-        words.push_str(term);
-        words.push(' ');
+        push_term(&mut words, term);
     }
     file.add_text(fields.file_words, words);
     file.add_text(fields.file_path_words, path_words);
@@ -182,7 +181,7 @@ pub fn analyze(
     }
 }
 
-/// Appends a term to a field's text of terms (see `schema::terms`).
+/// Appends a term to a field's text of terms (a space after each: see `schema.rs`).
 fn push_term(text: &mut String, term: &str) {
     text.push_str(term);
     text.push(' ');
