@@ -38,21 +38,24 @@ pub fn for_model(hits: Vec<RetrievalHit>, n: usize) -> Vec<RetrievalHit> {
         .collect()
 }
 
+/// A retrieved chunk of three lines from `line`, for the agent's tests.
+#[cfg(test)]
+pub(super) fn test_hit(path: &str, line: usize, ranked_down: bool) -> RetrievalHit {
+    RetrievalHit {
+        path: path.into(),
+        start_line: line,
+        end_line: line + 2,
+        score: 1.0,
+        symbol: None,
+        ranked_down,
+        text: String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_hit as hit;
     use super::*;
-
-    fn hit(path: &str, line: usize, ranked_down: bool) -> RetrievalHit {
-        RetrievalHit {
-            path: path.into(),
-            start_line: line,
-            end_line: line + 3,
-            score: 1.0,
-            symbol: None,
-            ranked_down,
-            text: String::new(),
-        }
-    }
 
     fn shown(hits: &[RetrievalHit]) -> Vec<String> {
         hits.iter()

@@ -24,7 +24,7 @@ const MAX_CACHED_WORDS: usize = 200_000;
 
 /// Raw word → its terms, back to back, each followed by `SEPARATOR` (one allocation per
 /// word, not one per term: the cache's memory is mostly allocation overhead otherwise;
-/// the tokenizers' own caches share it).
+/// the threads' own caches share it).
 struct Shared {
     words: DashMap<Box<str>, Arc<str>, FxBuildHasher>,
     /// About how many words `words` holds (counting is cheaper than `DashMap::len`).
@@ -54,10 +54,10 @@ pub fn forget_words() {
     cache.count.store(0, Ordering::Relaxed);
 }
 
-/// Words a tokenizer keeps in its own cache before it starts that one over.
+/// Words a thread's cache keeps before it starts over.
 const MAX_LOCAL_WORDS: usize = 4_096;
 
-/// A tokenizer's own small cache in front of the process's, with scratch space for a
+/// A thread's own small cache in front of the process's, with scratch space for a
 /// word neither holds yet.
 pub struct WordCache {
     shared: &'static Shared,
@@ -149,7 +149,7 @@ mod tests {
         let text = "sharedCacheWord shared_cache_word";
         let mut first = handle();
         assert_eq!(cached(&mut first, text), uncached(text));
-        // A fresh tokenizer (another field or thread) finds the words in the shared
+        // A fresh cache (another thread) finds the words in the shared
         // cache, not in its own.
         let mut second = handle();
         assert!(second.local.is_empty());
@@ -164,7 +164,7 @@ mod tests {
             Some(uncached("sharedCacheWord").len())
         );
         assert_eq!(cached(&mut second, text), uncached(text));
-        assert_eq!(shared.words.len(), 2, "the second tokenizer added no word");
+        assert_eq!(shared.words.len(), 2, "the second cache added no word");
     }
 
     #[test]

@@ -4,15 +4,7 @@ use super::*;
 
 fn candidate(path: &str, line: usize, ranked_down: bool) -> Candidate {
     Candidate {
-        hit: RetrievalHit {
-            path: path.to_string(),
-            start_line: line,
-            end_line: line + 2,
-            score: 1.0,
-            symbol: None,
-            ranked_down,
-            text: String::new(),
-        },
+        hit: super::super::spread::test_hit(path, line, ranked_down),
         place: Place {
             line,
             end_line: line + 2,
