@@ -561,12 +561,13 @@ impl Work<'_> {
 }
 
 /// Gives the memory the build freed (tantivy's indexing arenas, the analysis buffers)
-/// back to the operating system. glibc keeps freed heap for reuse, so without this the
-/// server's idle resident set stays near its peak during the build.
+/// back to the operating system, so the server's idle resident set does not stay near
+/// the build's peak. The binary allocates with mimalloc (`main.rs`); a test binary, with
+/// the system allocator, has nothing in mimalloc to collect.
 fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory at the top of the heaps to the OS.
+    #[cfg(unix)]
+    // SAFETY: mi_collect only frees memory mimalloc holds unused.
     unsafe {
-        libc::malloc_trim(0);
+        libmimalloc_sys::mi_collect(true);
     }
 }
