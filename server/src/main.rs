@@ -53,15 +53,14 @@ static SET_ALLOCATOR_OPTIONS: extern "C" fn() = set_allocator_options;
 fn configure_allocator() {
     #[cfg(not(target_os = "linux"))]
     set_allocator_options();
-    // SAFETY: the four functions are mimalloc's C allocation functions, with the
-    // signatures `ts_set_allocator` asks for, and no tree exists yet that another
-    // allocator would have to free.
+    // SAFETY: the four functions are mimalloc's C allocation functions, and no tree
+    // exists yet that another allocator would have to free.
     unsafe {
-        tree_sitter::set_allocator(
-            Some(libmimalloc_sys::mi_malloc),
-            Some(libmimalloc_sys::mi_calloc),
-            Some(libmimalloc_sys::mi_realloc),
-            Some(libmimalloc_sys::mi_free),
+        copilot_ls::syntax::set_allocator(
+            libmimalloc_sys::mi_malloc,
+            libmimalloc_sys::mi_calloc,
+            libmimalloc_sys::mi_realloc,
+            libmimalloc_sys::mi_free,
         );
     }
 }

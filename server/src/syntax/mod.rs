@@ -13,6 +13,7 @@ mod extract;
 mod language;
 mod references;
 
+use std::ffi::c_void;
 use std::time::Duration;
 
 pub use self::language::Language;
@@ -135,6 +136,25 @@ pub enum SyntaxError {
     TimedOut,
     #[error("no parser is available for {0}")]
     Unavailable(&'static str),
+}
+
+/// Has tree-sitter allocate its parsers' stacks and its trees with these C functions
+/// (`malloc`, `calloc`, `realloc`, `free`) instead of the C library's: the binary hands
+/// it its own allocator's (`main.rs`).
+///
+/// # Safety
+/// The four must be one allocator's, with C's semantics, and this must run before any
+/// tree is parsed (a tree would otherwise be freed by another allocator than made it).
+pub unsafe fn set_allocator(
+    malloc: unsafe extern "C" fn(usize) -> *mut c_void,
+    calloc: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+    realloc: unsafe extern "C" fn(*mut c_void, usize) -> *mut c_void,
+    free: unsafe extern "C" fn(*mut c_void),
+) {
+    // SAFETY: the caller keeps this function's contract, which is tree-sitter's.
+    unsafe {
+        tree_sitter::set_allocator(Some(malloc), Some(calloc), Some(realloc), Some(free));
+    }
 }
 
 /// Compiles `language`'s definitions query now (once per process), so a caller that
