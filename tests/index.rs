@@ -380,3 +380,83 @@ fn a_workspace_past_the_bounds_is_indexed_up_to_them_with_a_warning() {
     assert_eq!(result["index"]["filesTotal"], 100, "{result}");
     client.shutdown();
 }
+
+#[test]
+fn a_file_reached_through_a_symlink_is_indexed_under_one_path() {
+    use std::os::unix::fs::symlink;
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    std::fs::create_dir_all(root.join("lib")).unwrap();
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::create_dir_all(root.join("generated")).unwrap();
+    std::fs::write(root.join(".gitignore"), "generated/\n").unwrap();
+    std::fs::write(
+        root.join("lib/vault.py"),
+        "def decrypt_vault_blob(data):\n    return data[::-1]\n",
+    )
+    .unwrap();
+    // A command that is the library file under another name (ansible's
+    // `bin/ansible-vault`), by a relative link and by an absolute one.
+    symlink("../lib/vault.py", root.join("bin/vault-tool")).unwrap();
+    symlink(root.join("lib/vault.py"), root.join("vault_alias.py")).unwrap();
+    // A file under an ignored folder that the workspace reaches only through links:
+    // indexed once, under a link's name.
+    std::fs::write(
+        root.join("generated/made.py"),
+        "def made_by_codegen():\n    return 1\n",
+    )
+    .unwrap();
+    symlink("generated/made.py", root.join("made.py")).unwrap();
+    symlink("generated/made.py", root.join("made_again.py")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let report = index(root, cache.path());
+    // .gitignore, lib/vault.py, and one of the two links to generated/made.py.
+    assert_eq!(report["files"], 3, "{report}");
+
+    let dir = root.to_str().unwrap();
+    let find = |name: &str| {
+        let args = json!({ "name": name }).to_string();
+        let run = finish(start(
+            &["tool", "find_symbol", &args, "--workspace", dir],
+            cache.path(),
+        ));
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        run.stdout
+    };
+    assert_eq!(
+        find("decrypt_vault_blob"),
+        "lib/vault.py:1: function decrypt_vault_blob  def decrypt_vault_blob(data):\n"
+    );
+    let made = find("made_by_codegen");
+    assert_eq!(made.lines().count(), 1, "{made}");
+    assert!(
+        made.starts_with("made.py:1: ") || made.starts_with("made_again.py:1: "),
+        "{made}"
+    );
+
+    // The answer with no model cites the library file once, under its own path.
+    let run = finish(start(
+        &[
+            "ask",
+            "--json",
+            "--workspace",
+            dir,
+            "where is the vault blob decrypted",
+        ],
+        cache.path(),
+    ));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let answer: Value = serde_json::from_str(&run.stdout).unwrap();
+    let cited: Vec<&str> = answer["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(cited.first(), Some(&"lib/vault.py"), "{answer}");
+    assert_eq!(
+        cited.iter().filter(|p| **p == "lib/vault.py").count(),
+        1,
+        "{answer}"
+    );
+}

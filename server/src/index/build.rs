@@ -2,7 +2,6 @@
 //! each file's size and mtime with its stamp, read only what changed, drop what is
 //! gone, and commit in batches so an ask during a long build sees what is done so far.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -13,6 +12,7 @@ use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use super::analyze::{analyze, Definitions, FileStamp};
 use super::build_hold::Hold;
 use super::build_profile::{Phase, Profile};
+use super::build_walk::{walk_files, Walked};
 use super::follower::{self, Followed};
 use super::store::Location;
 use super::tokenizer::WordCache;
@@ -104,80 +104,10 @@ pub struct RefreshReport {
     pub unreached_example: Option<String>,
 }
 
-struct Walked {
-    relative: String,
-    absolute: PathBuf,
-    size: u64,
-    mtime: u64,
-}
-
 pub fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
-}
-
-pub fn mtime_ns(metadata: &std::fs::Metadata) -> u64 {
-    metadata
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
-/// Every regular file the walker admits, up to `bounds`; the second value says what was
-/// left out.
-fn walk_files(
-    inner: &Inner,
-    bounds: Bounds,
-    unreached: &walk::Unreached,
-) -> (Vec<Walked>, Option<String>) {
-    let sandbox = &inner.sandbox;
-    let mut files = Vec::new();
-    let mut bytes = 0u64;
-    for entry in walk::builder(sandbox.root()).build() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                unreached.note(sandbox, &error);
-                continue;
-            }
-        };
-        if !walk::is_file(&entry) || !walk::admits(sandbox, &entry) {
-            continue;
-        }
-        let metadata = if entry.path_is_symlink() {
-            std::fs::metadata(entry.path())
-        } else {
-            entry.metadata().map_err(std::io::Error::other)
-        };
-        let Ok(metadata) = metadata else {
-            continue;
-        };
-        if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
-            continue;
-        }
-        if files.len() >= bounds.max_files || bytes + metadata.len() > bounds.max_bytes {
-            let why = format!(
-                "the workspace is too large to index fully: only the first {} files ({} MB) are indexed",
-                files.len(),
-                bytes / (1024 * 1024)
-            );
-            return (files, Some(why));
-        }
-        let Some(relative) = sandbox.relative(entry.path()) else {
-            continue;
-        };
-        bytes += metadata.len();
-        inner.coverage.walked(files.len() + 1);
-        files.push(Walked {
-            relative,
-            size: metadata.len(),
-            mtime: mtime_ns(&metadata),
-            absolute: entry.into_path(),
-        });
-    }
-    (files, None)
 }
 
 pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> RefreshReport {

@@ -30,6 +30,7 @@ mod analyze;
 mod build;
 mod build_hold;
 mod build_profile;
+mod build_walk;
 mod chunk;
 mod coverage;
 mod definition_line;
@@ -301,7 +302,7 @@ impl RetrievalIndex {
                         Some((metadata, text)) => {
                             let stamp = FileStamp {
                                 size: metadata.len(),
-                                mtime: build::mtime_ns(&metadata),
+                                mtime: build_walk::mtime_ns(&metadata),
                                 seen: build::now_ns(),
                                 hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
                                 ..FileStamp::default()
