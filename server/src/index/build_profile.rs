@@ -7,6 +7,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use crate::syntax::{cpu_ns, CpuClock};
+
 pub struct Profile {
     on: bool,
     wall: [AtomicU64; PHASES],
@@ -112,32 +114,11 @@ impl Profile {
     }
 }
 
-#[cfg(unix)]
-fn clock_ns(clock: libc::clockid_t) -> u64 {
-    let mut time = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec to the pointer it is given.
-    let ok = unsafe { libc::clock_gettime(clock, &mut time) } == 0;
-    if ok {
-        time.tv_sec as u64 * 1_000_000_000 + time.tv_nsec as u64
-    } else {
-        0
-    }
-}
-
-/// CPU time of the calling thread (0 where the clock is not known).
+/// CPU time of the calling thread.
 pub fn thread_cpu_ns() -> u64 {
-    #[cfg(unix)]
-    return clock_ns(libc::CLOCK_THREAD_CPUTIME_ID);
-    #[cfg(not(unix))]
-    return 0;
+    cpu_ns(CpuClock::Thread)
 }
 
 fn process_cpu_ns() -> u64 {
-    #[cfg(unix)]
-    return clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID);
-    #[cfg(not(unix))]
-    return 0;
+    cpu_ns(CpuClock::Process)
 }

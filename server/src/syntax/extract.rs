@@ -8,11 +8,11 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::ops::Range;
-use std::time::Instant;
 
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, Tree};
 
+use super::budget::Budget;
 use super::{Language, Symbol, SymbolKind, SyntaxError, MAX_PARSE_BYTES, PARSE_BUDGET};
 
 /// A signature longer than this is cut (one minified line must not fill a result).
@@ -55,9 +55,9 @@ pub fn parse(text: &str, language: Language) -> Result<Tree, SyntaxError> {
         parser
             .set_language(&language.grammar())
             .map_err(|_| SyntaxError::Unavailable(language.name()))?;
-        let deadline = Instant::now() + PARSE_BUDGET;
-        let mut past_deadline = |_: &tree_sitter::ParseState| {
-            if Instant::now() > deadline {
+        let mut budget = Budget::start(PARSE_BUDGET);
+        let mut past_budget = |_: &tree_sitter::ParseState| {
+            if budget.spent() {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -67,7 +67,7 @@ pub fn parse(text: &str, language: Language) -> Result<Tree, SyntaxError> {
         let tree = parser.parse_with_options(
             &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
             None,
-            Some(ParseOptions::new().progress_callback(&mut past_deadline)),
+            Some(ParseOptions::new().progress_callback(&mut past_budget)),
         );
         // A stopped parse leaves state behind for resuming; we never resume.
         parser.reset();
@@ -88,10 +88,10 @@ pub fn definitions(
     let capture_names = query.capture_names();
     let mut cursor = QueryCursor::new();
     cursor.set_match_limit(MATCH_LIMIT);
-    let deadline = Instant::now() + PARSE_BUDGET;
+    let budget = std::cell::RefCell::new(Budget::start(PARSE_BUDGET));
     let mut timed_out = false;
-    let mut past_deadline = |_: &tree_sitter::QueryCursorState| {
-        if Instant::now() > deadline {
+    let mut past_budget = |_: &tree_sitter::QueryCursorState| {
+        if budget.borrow_mut().spent() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -101,13 +101,13 @@ pub fn definitions(
         query,
         tree.root_node(),
         text.as_bytes(),
-        QueryCursorOptions::new().progress_callback(&mut past_deadline),
+        QueryCursorOptions::new().progress_callback(&mut past_budget),
     );
     // By (definition node, name node): two patterns matching the same definition (a
     // Go struct is also a type) keep the first, more specific one.
     let mut found: HashMap<(usize, usize), Found> = HashMap::new();
     while let Some(matched) = matches.next() {
-        if Instant::now() > deadline {
+        if budget.borrow_mut().spent() {
             timed_out = true;
             break;
         }

@@ -9,6 +9,7 @@
 //! refused, a parse or a query running past `PARSE_BUDGET` is stopped, and a text
 //! with syntax errors still yields the definitions tree-sitter could recover.
 
+mod budget;
 mod extract;
 mod language;
 mod references;
@@ -16,13 +17,14 @@ mod references;
 use std::ffi::c_void;
 use std::time::Duration;
 
+pub use self::budget::{cpu_ns, CpuClock};
 pub use self::language::Language;
 pub use self::references::{scan_name, NameScan, Occurrence};
 
 /// Larger texts are not parsed (generated or minified code; a parse costs about
 /// linear time and memory in the size).
 pub const MAX_PARSE_BYTES: usize = 8 * 1024 * 1024;
-/// The most time one parse (and, apart, its query) may take.
+/// The most CPU time one parse (and, apart, its query) may take (`budget.rs`).
 pub const PARSE_BUDGET: Duration = Duration::from_secs(2);
 
 /// What a definition is, in the words the `find_symbol` tool accepts, plus `Impl` for
@@ -132,7 +134,7 @@ pub struct Symbol {
 pub enum SyntaxError {
     #[error("the text is too large to parse ({0} bytes; the limit is {MAX_PARSE_BYTES})")]
     TooLarge(usize),
-    #[error("parsing took longer than {} s and was stopped", PARSE_BUDGET.as_secs())]
+    #[error("parsing took more than {} s of CPU time and was stopped", PARSE_BUDGET.as_secs())]
     TimedOut,
     #[error("no parser is available for {0}")]
     Unavailable(&'static str),
