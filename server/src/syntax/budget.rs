@@ -61,7 +61,7 @@ impl Budget {
     /// Whether the budget is spent (known at most `CHECK_EVERY` questions late).
     pub fn spent(&mut self) -> bool {
         self.checks = self.checks.wrapping_add(1);
-        self.checks % CHECK_EVERY == 0
+        self.checks.is_multiple_of(CHECK_EVERY)
             && cpu_ns(CpuClock::Thread).saturating_sub(self.start) > self.limit
     }
 }
