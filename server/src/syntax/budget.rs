@@ -4,7 +4,7 @@
 //! those files by lines and `find_references` told their comments from code in some
 //! runs and not in others.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Which CPU clock to read.
 #[derive(Clone, Copy, Debug)]
@@ -15,8 +15,7 @@ pub enum CpuClock {
     Process,
 }
 
-/// CPU time on `clock` in nanoseconds (0 where the clock is not known: a budget on
-/// such a system never runs out, as the grammars' own limits still bound a parse).
+/// CPU time on `clock` in nanoseconds (0 where the clock is not known).
 pub fn cpu_ns(clock: CpuClock) -> u64 {
     #[cfg(unix)]
     {
@@ -38,11 +37,17 @@ pub fn cpu_ns(clock: CpuClock) -> u64 {
     0
 }
 
-/// A budget of the calling thread's CPU time.
+/// A budget of the calling thread's CPU time (of wall time where no CPU clock is
+/// known, so a parse is bounded there too).
 pub struct Budget {
-    start: u64,
-    limit: u64,
+    start: Start,
+    limit: Duration,
     checks: u32,
+}
+
+enum Start {
+    Cpu(u64),
+    Wall(Instant),
 }
 
 /// Reading a CPU clock is a system call; tree-sitter asks every 100 operations or so,
@@ -51,9 +56,13 @@ const CHECK_EVERY: u32 = 16;
 
 impl Budget {
     pub fn start(limit: Duration) -> Budget {
+        let start = match cpu_ns(CpuClock::Thread) {
+            0 => Start::Wall(Instant::now()),
+            cpu => Start::Cpu(cpu),
+        };
         Budget {
-            start: cpu_ns(CpuClock::Thread),
-            limit: limit.as_nanos() as u64,
+            start,
+            limit,
             checks: 0,
         }
     }
@@ -61,8 +70,16 @@ impl Budget {
     /// Whether the budget is spent (known at most `CHECK_EVERY` questions late).
     pub fn spent(&mut self) -> bool {
         self.checks = self.checks.wrapping_add(1);
-        self.checks.is_multiple_of(CHECK_EVERY)
-            && cpu_ns(CpuClock::Thread).saturating_sub(self.start) > self.limit
+        if !self.checks.is_multiple_of(CHECK_EVERY) {
+            return false;
+        }
+        let used = match self.start {
+            Start::Cpu(start) => {
+                Duration::from_nanos(cpu_ns(CpuClock::Thread).saturating_sub(start))
+            }
+            Start::Wall(start) => start.elapsed(),
+        };
+        used > self.limit
     }
 }
 
