@@ -1,7 +1,8 @@
 //! End-to-end: the persistent workspace index through `copilot-ls index` and the server.
 //! It survives a restart (the second run reads nothing), follows changes, is rebuilt
 //! when its files are garbage, stays valid with two writers at once, writes nothing
-//! inside the workspace, and reports its progress to the editor.
+//! inside the workspace, indexes a file reached through symlinks once, and reports its
+//! progress to the editor.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
