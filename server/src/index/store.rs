@@ -77,7 +77,8 @@ pub struct Opened {
 /// on 2 cores one indexing thread keeps up with both analysis threads, and a second
 /// one only competed with them for the cores and held another arena (50,000 generated
 /// files: complete in the same 40 s, peak 266-289 MB against 298-321 MB; a 5,300-file
-/// Python repository 2.5 s against 3.0 s, docs/benchmarks.md).
+/// Python repository 2.5 s against 3.0 s; with half the cores taken by other work, 3-5%
+/// slower to complete at 25 MB less: docs/benchmarks.md).
 fn writer_threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     (cores.min(4) / 2).max(1)
