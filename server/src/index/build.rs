@@ -323,10 +323,7 @@ impl Pass<'_> {
     ) -> Option<String> {
         let (inner, profile) = (self.inner, self.profile);
         let next = AtomicUsize::new(0);
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 4)
-            .min(files.len().max(1));
+        let threads = analysis_threads().min(files.len().max(1));
         let (done_sender, done_receiver) = mpsc::channel::<()>();
         let mut last_progress = Instant::now();
         let mut failed = None;
@@ -397,6 +394,13 @@ impl Pass<'_> {
         });
         failed
     }
+}
+
+/// How many threads read and analyze a build's files: one per core, up to 4.
+pub(super) fn analysis_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
 }
 
 /// What a worker needs to index one file.

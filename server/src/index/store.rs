@@ -72,7 +72,7 @@ pub struct Opened {
 }
 
 /// Tantivy's indexing threads: one for every two of the build's analysis threads
-/// (`build.rs`, one per core up to 4), each with `WRITER_BUDGET_PER_THREAD` (tantivy
+/// (`build::analysis_threads`), each with `WRITER_BUDGET_PER_THREAD` (tantivy
 /// needs at least 15 MB). Analysis, parsing most of all, is the larger half of a build:
 /// on 2 cores one indexing thread keeps up with both analysis threads, and a second
 /// one only competed with them for the cores and held another arena (50,000 generated
@@ -80,8 +80,7 @@ pub struct Opened {
 /// Python repository 2.5 s against 3.0 s; with half the cores taken by other work, 3-5%
 /// slower to complete at 25 MB less: docs/benchmarks.md).
 fn writer_threads() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores.min(4) / 2).max(1)
+    (super::build::analysis_threads() / 2).max(1)
 }
 const WRITER_BUDGET_PER_THREAD: usize = 48 * 1024 * 1024;
 
