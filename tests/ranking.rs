@@ -611,3 +611,72 @@ fn among_the_first_files_the_one_the_question_names_goes_first() {
         "{cited:?}"
     );
 }
+
+#[test]
+fn a_pasted_message_ranks_the_code_that_prints_it_first() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "src/tally/cli.py".into(),
+            "\
+\"\"\"The command line: export results as a markdown table or as csv.\"\"\"
+import argparse
+
+from .export import export_table
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog=\"tally\")
+    parser.add_argument(\"--markdown\", help=\"export the results as a markdown table\")
+    parser.add_argument(\"--csv\", help=\"export the results as csv\")
+    args = parser.parse_args(argv)
+    results = load_results()
+    if args.markdown:
+        export_table(results, args.markdown, kind=\"markdown\")
+    if args.csv:
+        export_table(results, args.csv, kind=\"csv\")
+
+
+def load_results():
+    \"\"\"Reads the results the export command writes out as a table.\"\"\"
+    return []
+"
+            .into(),
+        ),
+        (
+            "src/tally/rows.py".into(),
+            "\
+def keep(rows, predicate):
+    kept = [row for row in rows if predicate(row)]
+    if not kept:
+        raise ValueError(\"no rows left after filtering, nothing to write\")
+    return kept
+"
+            .into(),
+        ),
+    ];
+    for i in 0..20 {
+        files.push((
+            format!("src/tally/util{i}.py"),
+            format!("def helper_{i}(value):\n    return str(value) + \"{i}\"\n"),
+        ));
+    }
+    write_files(ws.path(), files);
+    // The command line shares the report's words; the message is printed by `rows.py`.
+    let report = "\
+Export of results as a markdown table fails
+
+Running the export command with `--markdown out.md` on my results prints:
+
+```
+ValueError: No rows left after filtering, nothing to write
+```
+
+The markdown table export worked for these results last week, and csv export still does.";
+    let cited = cited_paths(&ask(ws.path(), report));
+    assert_eq!(
+        cited.first().map(String::as_str),
+        Some("src/tally/rows.py"),
+        "{cited:?}"
+    );
+}

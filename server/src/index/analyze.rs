@@ -79,6 +79,8 @@ pub fn analyze(
         let lines = split_lines(text);
         // A parse that fails (too large, too slow) falls back to the line-based chunks.
         let generated = generated_header(text);
+        // Quotes in prose are not a program's messages.
+        let literal_keys = !is_prose(path);
         let symbols = match definitions {
             Definitions::Parse => {
                 let (wall, cpu) = (std::time::Instant::now(), thread_cpu_ns());
@@ -114,10 +116,14 @@ pub fn analyze(
             let mut len = 0u64;
             let mut body = String::with_capacity(lines_text(text, &lines[range.clone()]).len());
             let mut doc = String::new();
+            let mut quoted = String::new();
             for (line, &is_doc) in lines[range.clone()]
                 .iter()
                 .zip(&chunked.doc_lines[range.clone()])
             {
+                if literal_keys {
+                    super::quoted::push_line_keys(line, &mut quoted);
+                }
                 cache.for_each_term(line, |term, _, _| {
                     len += 1;
                     push_term(&mut body, term);
@@ -141,6 +147,9 @@ pub fn analyze(
             document.add_text(fields.def, def);
             document.add_text(fields.doc, doc);
             document.add_text(fields.path_words, &path_words);
+            if !quoted.is_empty() {
+                document.add_text(fields.quoted, quoted);
+            }
             document.add_u64(fields.start_line, span.start_line as u64);
             document.add_u64(fields.end_line, span.end_line as u64);
             if let Some(symbol) = &span.symbol {
@@ -287,6 +296,15 @@ fn generated_header(text: &str) -> bool {
         .take(HEADER_LINES)
         .map(|line| crate::text::prefix_within(line, 300).to_ascii_lowercase())
         .any(|line| MARKS.iter().any(|mark| line.contains(mark)))
+}
+
+/// Markup and plain text, whose quotes are prose: markdown, reStructuredText, text, HTML.
+fn is_prose(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    is_markdown(path)
+        || [".rst", ".txt", ".adoc", ".html", ".htm", ".tex"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
 }
 
 fn is_markdown(path: &str) -> bool {

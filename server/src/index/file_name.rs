@@ -110,6 +110,7 @@ mod tests {
             head: false,
             tf: Vec::new(),
             file_mask: 0,
+            quoted: 0.0,
         }
     }
 

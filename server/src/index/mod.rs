@@ -18,7 +18,7 @@
 //! - `build`: reconciling with the disk, in batches, with progress; `coverage`: how
 //!   much of the workspace is searchable while it runs.
 //! - `query`: reading the question: identifiers, paths, traceback frames, code blocks,
-//!   what it is about; weighted terms.
+//!   what it is about; weighted terms. `quoted`: the string literals a question quotes.
 //! - `search`, `rank`: tantivy's BM25 for candidates, then definition, doc, path,
 //!   coverage, named-symbol, mentioned-path and file-kind signals.
 //!
@@ -40,6 +40,7 @@ mod follower;
 mod named;
 mod progress_file;
 mod query;
+mod quoted;
 mod rank;
 mod references;
 mod registry;

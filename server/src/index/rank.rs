@@ -14,6 +14,8 @@
 //!   `HelpFormatter`, a traceback frame's function) is lifted, by how rare that name is;
 //! - a file the question names (a traceback frame, `src/a.rs:40`, a source URL) is
 //!   lifted, by how much of its path matches and how many files match as well;
+//! - a chunk holding a message the question pastes (a string literal's words, three or
+//!   more, `quoted.rs`) is lifted, by the quote's words and how many chunks hold it;
 //! - tests, benches, examples, changelogs, docs, vendored and generated files are
 //!   demoted unless the question is about them (`query/about.rs` decides that from explicit
 //!   signals, so "my test fails" in a bug report does not lift tests);
@@ -62,6 +64,9 @@ struct Params {
     named_weight: f32,
     /// A chunk of a file the question names is multiplied by up to `1 + path_ref_weight`.
     path_ref_weight: f32,
+    /// A chunk holding a string literal the question quotes (a message it pasted) is
+    /// multiplied by up to `1 + quoted_weight`, by the quote's words and rarity.
+    quoted_weight: f32,
     /// BM25's length normalisation when choosing which chunk of a file a bug report
     /// is cited at (see [`first_places`]).
     place_b: f32,
@@ -78,6 +83,7 @@ const TUNED: Params = Params {
     name_weight: 0.3,
     named_weight: 2.0,
     path_ref_weight: 3.0,
+    quoted_weight: 2.0,
     place_b: 0.3,
 };
 
@@ -92,6 +98,7 @@ const PLAIN: Params = Params {
     name_weight: 0.0,
     named_weight: 0.0,
     path_ref_weight: 0.0,
+    quoted_weight: 0.0,
     place_b: 0.75,
 };
 
@@ -202,6 +209,17 @@ pub struct Candidate {
     pub tf: Vec<[u32; 3]>,
     /// Bit `i`: the chunk's file holds term `i` of [`Corpus::terms`].
     pub file_mask: u64,
+    /// The strength of the question's quotes of its string literals ([`Corpus::quoted`]).
+    pub quoted: f32,
+}
+
+/// A run of the question's words that is the key of some chunk's string literal
+/// (`quoted.rs`), and how much it says: by its content words, divided among the chunks
+/// that hold it.
+#[derive(Debug, Clone)]
+pub struct QuotedKey {
+    pub key: String,
+    pub strength: f32,
 }
 
 /// One question term with its document frequencies.
@@ -230,6 +248,8 @@ pub struct Corpus {
     pub terms: Vec<TermStats>,
     /// The question as parsed: its identifiers, paths and what it is about.
     pub parsed: ParsedQuestion,
+    /// The runs of its words that some string literal holds, strongest first.
+    pub quoted: Vec<QuotedKey>,
 }
 
 /// A candidate (by position) and its final score.
@@ -372,6 +392,7 @@ pub fn rank(
                 * (1.0 + name_weight * name_match(&candidate.definitions, &words))
                 * (1.0 + params.named_weight * named_strength(&candidate.definitions, &named))
                 * (1.0 + params.path_ref_weight * path_ref)
+                * (1.0 + params.quoted_weight * candidate.quoted.min(1.0))
                 * kind_factor;
             if choose_places {
                 place_scores[position] = place_bm25 * (1.0 + params.path_ref_weight * path_ref);

@@ -3,7 +3,8 @@
 //!
 //! Chunk documents: the chunk's words (`body`), its definitions' names (`def`), its doc
 //! comments (`doc`) and its file's path words (`path_words`), each with term
-//! frequencies for BM25; stored: the path, the 0-based line range, the body length in
+//! frequencies for BM25; the keys of its string literals (`quoted`, see `quoted.rs`);
+//! stored: the path, the 0-based line range, the body length in
 //! terms, the symbol, the definitions and whether it sits in a test module.
 //! File documents: the path (`file_path`), the set of the file's terms (`file_words`,
 //! for "how many of the question's words does this file hold"), its path words, and
@@ -24,7 +25,7 @@ use tantivy::schema::{
 
 /// Bump when the schema, the tokenizer or the chunking changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 8;
+pub const FORMAT: u32 = 9;
 
 pub const KIND_CHUNK: &str = "chunk";
 pub const KIND_FILE: &str = "file";
@@ -39,6 +40,8 @@ pub struct Fields {
     pub def: Field,
     pub doc: Field,
     pub path_words: Field,
+    /// The keys of the chunk's string literals (`quoted.rs`): there or not.
+    pub quoted: Field,
     pub start_line: Field,
     pub end_line: Field,
     pub len: Field,
@@ -113,6 +116,7 @@ pub fn build() -> (Schema, Fields) {
         def: schema.add_text_field("def", counted.clone()),
         doc: schema.add_text_field("doc", counted.clone()),
         path_words: schema.add_text_field("path_words", counted),
+        quoted: schema.add_text_field("quoted", term_set()),
         start_line: schema.add_u64_field("start_line", number.clone()),
         end_line: schema.add_u64_field("end_line", number.clone()),
         len: schema.add_u64_field("len", number.clone()),

@@ -10,7 +10,8 @@ use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term, TERMIN
 
 use super::analyze::decode_definitions;
 use super::query::{self, ParsedQuestion};
-use super::rank::{self, Candidate, Corpus, Ranking, TermStats};
+use super::quoted;
+use super::rank::{self, Candidate, Corpus, QuotedKey, Ranking, TermStats};
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
 use super::tokenize::for_each_term;
 
@@ -26,6 +27,11 @@ const MAX_CONSIDERED_TERMS: usize = 256;
 const MAX_TERMS: usize = 64;
 /// Boost of "this chunk's file is the file the question names" among the candidates.
 const PATH_REF_BOOST: f32 = 6.0;
+
+/// Boost of "this chunk holds a string literal the question quotes" among the candidates.
+const QUOTED_BOOST: f32 = 4.0;
+/// Quoted keys searched: the strongest, where a pasted log matches many.
+const MAX_QUOTED: usize = 32;
 
 /// A chunk found, before its text is read.
 pub struct Found {
@@ -71,7 +77,10 @@ pub fn search(
     if let Some(layer) = &layer {
         searchers.push(layer.searcher);
     }
-    let corpus = corpus(&searchers, fields, parsed)?;
+    let mut corpus = corpus(&searchers, fields, parsed)?;
+    if ranking == Ranking::Tuned {
+        corpus.quoted = quoted_keys(&searchers, fields, query)?;
+    }
     if corpus.terms.is_empty() || corpus.chunks == 0 {
         return Ok(Vec::new());
     }
@@ -92,6 +101,17 @@ pub fn search(
             add(fields.doc, 1.0);
             add(fields.path_words, 2.0);
         }
+    }
+    // A chunk holding a message the question quotes is a candidate whatever its words.
+    for quoted in &corpus.quoted {
+        let term = Term::from_field_text(fields.quoted, &quoted.key);
+        clauses.push((
+            Occur::Should,
+            Box::new(BoostQuery::new(
+                Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
+                QUOTED_BOOST * quoted.strength,
+            )),
+        ));
     }
     // The files the question names (a traceback frame, `src/a.rs:40`) must be among the
     // candidates even when their chunks share few words with it: every word of the
@@ -202,6 +222,33 @@ fn corpus(
     Ok(corpus)
 }
 
+/// The runs of the question's words that are keys of string literals in the index
+/// (`quoted.rs`), each with its strength divided among the chunks holding it; the
+/// strongest [`MAX_QUOTED`].
+fn quoted_keys(
+    searchers: &[&Searcher],
+    fields: &Fields,
+    question: &str,
+) -> tantivy::Result<Vec<QuotedKey>> {
+    let mut found = Vec::new();
+    for (key, content_words) in quoted::question_keys(question) {
+        let term = Term::from_field_text(fields.quoted, &key);
+        let mut df = 0;
+        for searcher in searchers {
+            df += searcher.doc_freq(&term)?;
+        }
+        if df > 0 {
+            found.push(QuotedKey {
+                key,
+                strength: quoted::key_strength(content_words) / df as f32,
+            });
+        }
+    }
+    found.sort_by(|a, b| b.strength.total_cmp(&a.strength));
+    found.truncate(MAX_QUOTED);
+    Ok(found)
+}
+
 /// Reads back what scoring needs about each candidate: stored fields, term frequencies
 /// per field, and which of the question's words its file holds.
 fn candidates(
@@ -237,6 +284,7 @@ fn candidates(
             head: number(fields.head) == 1,
             tf: vec![[0; 3]; corpus.terms.len()],
             file_mask: 0,
+            quoted: 0.0,
         });
     }
 
@@ -253,6 +301,13 @@ fn candidates(
                 candidates[candidate].tf[t][slot] = tf;
             })?;
         }
+    }
+
+    for quoted in &corpus.quoted {
+        let term = Term::from_field_text(fields.quoted, &quoted.key);
+        for_each_match(searcher, fields.quoted, &term, &targets, |candidate, _| {
+            candidates[candidate].quoted += quoted.strength;
+        })?;
     }
 
     // File terms: the candidates' file documents, then each word's postings in them.
