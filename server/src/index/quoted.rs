@@ -17,7 +17,9 @@
 
 use rustc_hash::FxHashSet;
 
+use super::query::MAX_QUESTION_BYTES;
 use super::tokenize::is_stop_word;
+use crate::text::prefix_within;
 
 /// A key holds at most this many words: a report often quotes the start of a message,
 /// and each further word is one more lookup per word of the question.
@@ -46,9 +48,11 @@ pub fn push_line_keys(line: &str, out: &mut String) {
     }
 }
 
-/// The keys a question may quote, each with its number of content words, most words
-/// first; at most [`MAX_QUESTION_KEYS`].
+/// The keys a question may quote, each with its number of content words, in the
+/// question's order; at most [`MAX_QUESTION_KEYS`], from the part of the question
+/// [`super::query::parse`] reads.
 pub fn question_keys(question: &str) -> Vec<(String, usize)> {
+    let question = prefix_within(question, MAX_QUESTION_BYTES);
     let mut seen: FxHashSet<String> = FxHashSet::default();
     let mut keys = Vec::new();
     for line in question.lines() {
@@ -275,6 +279,16 @@ mod tests {
         );
         assert!(runs.iter().all(|(_, c)| *c >= 2), "{runs:?}");
         assert!((key_strength(2) - 2.0 / 3.0).abs() < 1e-6 && key_strength(5) == 1.0);
+    }
+
+    #[test]
+    fn a_huge_question_yields_a_bounded_number_of_keys() {
+        let huge = "Error: cannot read the config file\n".repeat(100_000);
+        let keys = question_keys(&huge);
+        // Every line is the same: its runs once each.
+        assert!(keys.len() < 20, "{}", keys.len());
+        let words: String = (0..200_000).map(|i| format!("word{i} ")).collect();
+        assert_eq!(question_keys(&words).len(), MAX_QUESTION_KEYS);
     }
 
     #[test]
