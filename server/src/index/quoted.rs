@@ -152,7 +152,9 @@ fn pieces(literal: &str) -> Vec<&str> {
         let skip = match bytes[i] {
             b'%' => {
                 let mut j = i + 1;
-                while j < bytes.len() && b"-+# 0123456789.*[]".contains(&bytes[j]) {
+                // printf's flags, width, precision and Go's argument index; not the
+                // space flag, which would read "50% of" as a placeholder.
+                while j < bytes.len() && b"-+#0123456789.*[]".contains(&bytes[j]) {
                     j += 1;
                 }
                 (j < bytes.len() && bytes[j].is_ascii_alphabetic()).then_some(j + 1)
@@ -300,5 +302,10 @@ mod tests {
             ["die_größe_ist_überschritten"]
         );
         assert!(keys("s = \"\\é\"").is_empty());
+        // A percent sign in prose is not a placeholder.
+        assert_eq!(
+            keys("help = \"runs 50% of the slow tests\""),
+            ["runs_50_of_the_slow_tests"]
+        );
     }
 }
