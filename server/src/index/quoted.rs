@@ -3,9 +3,10 @@
 //! redirects occurred trying to load URL`, `Failed to open output file: …`). The code
 //! that holds the message is usually the code that decided to print it.
 //!
-//! Index side: each chunk's literals are cut at their format placeholders (`%s`, `{}`,
-//! `${x}`, escapes) into pieces, and a piece of three words or more, two of them content
-//! words, is kept as one key: its first words, lowercased, joined by `_`
+//! Index side: each chunk's literals are cut at their format placeholders (`%s`,
+//! `%(name)s`, `{}`, `${x}`, escapes) and at words holding a `/` (URLs, paths) into
+//! pieces, and a piece of three words or more, two of them content words, is kept as one
+//! key: its first words, lowercased, joined by `_`
 //! (`error_unknown_option`). Question side: every run of three to [`MAX_KEY_WORDS`] words
 //! on one line of the question is a key that may be in the index; the ones that are
 //! point at the chunks holding them (`search.rs`), which `rank.rs` lifts.
@@ -39,7 +40,7 @@ const MAX_LITERAL_CHARS: usize = 400;
 /// the field's text, see `schema.rs`).
 pub fn push_line_keys(line: &str, out: &mut String) {
     for literal in literals(line) {
-        for piece in pieces(literal) {
+        for piece in pieces(literal).into_iter().flat_map(between_addresses) {
             if let Some(key) = key_of(piece) {
                 out.push_str(&key);
                 out.push(' ');
@@ -141,8 +142,8 @@ fn after_word(before: &[u8]) -> bool {
     word > 0 && !(word <= 2 && prefix.iter().all(|b| b"fFrRbBuU".contains(b)))
 }
 
-/// A literal cut at what a program fills in or escapes: `%s`, `%-10.2f`, `%[1]q`, `{}`,
-/// `{name}`, `${x}`, `\n`. The words on either side never meet in its output.
+/// A literal cut at what a program fills in or escapes: `%s`, `%-10.2f`, `%[1]q`,
+/// `%(name)s`, `{}`, `{name}`, `${x}`, `\n`. The words on either side never meet in its output.
 fn pieces(literal: &str) -> Vec<&str> {
     let bytes = literal.as_bytes();
     let mut out = Vec::new();
@@ -152,6 +153,12 @@ fn pieces(literal: &str) -> Vec<&str> {
         let skip = match bytes[i] {
             b'%' => {
                 let mut j = i + 1;
+                // Python's `%(name)s`.
+                if bytes.get(j) == Some(&b'(') {
+                    j = literal[j..]
+                        .find(')')
+                        .map_or(bytes.len(), |close| j + close + 1);
+                }
                 // printf's flags, width, precision and Go's argument index; not the
                 // space flag, which would read "50% of" as a placeholder.
                 while j < bytes.len() && b"-+#0123456789.*[]".contains(&bytes[j]) {
@@ -184,14 +191,25 @@ fn pieces(literal: &str) -> Vec<&str> {
 /// A piece's key: its first [`MAX_KEY_WORDS`] words, when there are enough of them and
 /// enough content words among them.
 fn key_of(piece: &str) -> Option<String> {
-    // A URL or a path is an address, not a message.
-    if piece.contains('/') {
-        return None;
-    }
     let mut words = lower_words(piece);
     words.truncate(MAX_KEY_WORDS);
     (words.len() >= MIN_KEY_WORDS && content_words(&words) >= MIN_CONTENT_WORDS)
         .then(|| words.join("_"))
+}
+
+/// A piece cut at its addresses: a word with a `/` (a URL, a path) is mostly the user's
+/// own or differs on their machine; the words around it are the message.
+fn between_addresses(piece: &str) -> Vec<&str> {
+    let mut runs = Vec::new();
+    let mut from = 0;
+    for token in piece.split_whitespace().filter(|t| t.contains('/')) {
+        // `token` is a slice of `piece`: its offset is the pointers' difference.
+        let at = token.as_ptr() as usize - piece.as_ptr() as usize;
+        runs.push(&piece[from..at]);
+        from = at + token.len();
+    }
+    runs.push(&piece[from..]);
+    runs
 }
 
 /// Maximal runs of letters and digits, lowercased (`_` splits: `shell_complete` is
@@ -242,6 +260,25 @@ mod tests {
             ),
             ["too_many_redirects_occurred_trying_to"]
         );
+    }
+
+    #[test]
+    fn named_placeholders_and_addresses_cut_a_message_too() {
+        assert_eq!(
+            keys(
+                r#"_("This workflow is in progress on %(count)d page/snippet. Disabling this workflow will cancel moderation")"#
+            ),
+            [
+                "this_workflow_is_in_progress_on",
+                "disabling_this_workflow_will_cancel_moderation"
+            ]
+        );
+        assert_eq!(
+            keys(r#"die("cannot open /etc/app/config.toml for reading, check permissions")"#),
+            // "cannot open" is two words: a name more often than a message.
+            ["for_reading_check_permissions"]
+        );
+        assert!(keys(r#"let s = "- [Chapter 1](./chapter_1.md)";"#).is_empty());
     }
 
     #[test]
