@@ -143,7 +143,8 @@ fn after_word(before: &[u8]) -> bool {
 }
 
 /// A literal cut at what a program fills in or escapes: `%s`, `%-10.2f`, `%[1]q`,
-/// `%(name)s`, `{}`, `{name}`, `${x}`, `\n`. The words on either side never meet in its output.
+/// `%(name)s`, `{}`, `{name}`, `${x}`, `\n`. The words on either side never meet in its
+/// output.
 fn pieces(literal: &str) -> Vec<&str> {
     let bytes = literal.as_bytes();
     let mut out = Vec::new();
