@@ -199,9 +199,7 @@ fn pieces(literal: &str) -> Vec<&str> {
 fn key_of(piece: &str) -> Option<String> {
     // A message has spaces: one token is a name, a module path (`django.db.models`), a
     // CSS class (`w-panel-header`) or an identifier, and most literals are one token.
-    if piece.split_whitespace().nth(1).is_none() {
-        return None;
-    }
+    piece.split_whitespace().nth(1)?;
     let mut words = lower_words(piece);
     words.truncate(MAX_KEY_WORDS);
     (words.len() >= MIN_KEY_WORDS && content_words(&words) >= MIN_CONTENT_WORDS)
