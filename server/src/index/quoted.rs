@@ -5,11 +5,12 @@
 //!
 //! Index side: each chunk's literals are cut at their format placeholders (`%s`,
 //! `%(name)s`, `{}`, `${x}`, escapes) and at words holding a `/` (URLs, paths) into
-//! pieces, and a piece of three words or more, two of them content words, is kept as one
-//! key: its first words, lowercased, joined by `_`
-//! (`error_unknown_option`). Question side: every run of three to [`MAX_KEY_WORDS`] words
-//! on one line of the question is a key that may be in the index; the ones that are
-//! point at the chunks holding them (`search.rs`), which `rank.rs` lifts.
+//! pieces; a literal of one token (a name) gives none, and a piece of three words or
+//! more, two of them content words, is kept as one key: its first words, lowercased,
+//! joined by `_` (`error_unknown_option`). Question side: every run of three to
+//! [`MAX_KEY_WORDS`] words on one line of the question is a key that may be in the
+//! index; the ones that are point at the chunks holding them (`search.rs`), which
+//! `rank.rs` lifts.
 //!
 //! Lexical on purpose: it runs in a cold build's first phase, before any file is
 //! parsed, and for every language alike. An apostrophe inside a word (`don't`) opens
