@@ -70,10 +70,14 @@ impl FileKind {
         {
             return FileKind::Meta;
         }
+        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+        // `CHANGES`, `HISTORY.rst`, `NEWS.md`; a module named so (`history.py`, the code
+        // of a page's history) is source.
         if matches!(
             stem,
             "changelog" | "changes" | "history" | "news" | "releases" | "release-notes"
-        ) {
+        ) && matches!(ext, "" | "md" | "markdown" | "rst" | "txt" | "adoc")
+        {
             return FileKind::Changelog;
         }
         if name.ends_with(".lock")
@@ -106,7 +110,6 @@ impl FileKind {
         if in_dir(&["example", "examples"]) {
             return FileKind::Example;
         }
-        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
         // Prose, and manual pages (`man/tool.1`, `tool.1.txt`).
         let section = |part: &str| part.len() == 1 && part.as_bytes()[0].is_ascii_digit();
         let parts: Vec<&str> = name.split('.').skip(1).collect();
@@ -185,6 +188,11 @@ mod tests {
         assert_eq!(FileKind::of_path("benches/insert.rs"), FileKind::Bench);
         assert_eq!(FileKind::of_path("examples/walk.rs"), FileKind::Example);
         assert_eq!(FileKind::of_path("CHANGELOG.md"), FileKind::Changelog);
+        assert_eq!(FileKind::of_path("CHANGES"), FileKind::Changelog);
+        assert_eq!(FileKind::of_path("docs/HISTORY.rst"), FileKind::Changelog);
+        // Modules named so are code.
+        assert_eq!(FileKind::of_path("src/site/history.py"), FileKind::Source);
+        assert_eq!(FileKind::of_path("app/news.rb"), FileKind::Source);
         assert_eq!(FileKind::of_path("README.md"), FileKind::Docs);
         assert_eq!(FileKind::of_path("Cargo.lock"), FileKind::Meta);
         assert_eq!(FileKind::of_path("LICENSE-MIT"), FileKind::Meta);
