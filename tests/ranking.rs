@@ -680,3 +680,47 @@ The markdown table export worked for these results last week, and csv export sti
         "{cited:?}"
     );
 }
+
+#[test]
+fn a_module_named_like_a_changelog_is_ranked_as_source() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "src/site/history.py".into(),
+            "\
+def history_entries(page):
+    \"\"\"The log entries of a page's history, newest first, for the history screen.\"\"\"
+    entries = [entry for entry in page.log if entry.page == page]
+    return sorted(entries, key=lambda entry: entry.timestamp, reverse=True)
+"
+            .into(),
+        ),
+        (
+            "src/site/screens.py".into(),
+            "\
+def render_screen(page, entries):
+    \"\"\"Draws a page's screen with the entries given, in their order.\"\"\"
+    return [str(entry) for entry in entries]
+"
+            .into(),
+        ),
+    ];
+    for i in 0..20 {
+        files.push((
+            format!("src/site/util{i}.py"),
+            format!("def helper_{i}(value):\n    return str(value) + \"{i}\"\n"),
+        ));
+    }
+    write_files(ws.path(), files);
+    // `history.py` is the code of a page's history, not a changelog (`HISTORY.rst`). The
+    // question does not say "history", which would ask for a changelog and lift one.
+    let cited = cited_paths(&ask(
+        ws.path(),
+        "where are a page's log entries sorted, newest first?",
+    ));
+    assert_eq!(
+        cited.first().map(String::as_str),
+        Some("src/site/history.py"),
+        "{cited:?}"
+    );
+}

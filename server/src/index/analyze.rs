@@ -79,8 +79,7 @@ pub fn analyze(
         let lines = split_lines(text);
         // A parse that fails (too large, too slow) falls back to the line-based chunks.
         let generated = generated_header(text);
-        // Quotes in prose are not a program's messages.
-        let literal_keys = !is_prose(path);
+        let literal_keys = super::quoted::gives_keys(path);
         let symbols = match definitions {
             Definitions::Parse => {
                 let (wall, cpu) = (std::time::Instant::now(), thread_cpu_ns());
@@ -296,15 +295,6 @@ fn generated_header(text: &str) -> bool {
         .take(HEADER_LINES)
         .map(|line| crate::text::prefix_within(line, 300).to_ascii_lowercase())
         .any(|line| MARKS.iter().any(|mark| line.contains(mark)))
-}
-
-/// Markup and plain text, whose quotes are prose: markdown, reStructuredText, text, HTML.
-fn is_prose(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    is_markdown(path)
-        || [".rst", ".txt", ".adoc", ".html", ".htm", ".tex"]
-            .iter()
-            .any(|ext| lower.ends_with(ext))
 }
 
 fn is_markdown(path: &str) -> bool {

@@ -37,6 +37,37 @@ const MAX_QUESTION_KEYS: usize = 4096;
 /// A literal longer than this on one line is data, not a message.
 const MAX_LITERAL_CHARS: usize = 400;
 
+/// Whether a file's string literals are a program's messages. Not in prose and markup
+/// (markdown, text, HTML), whose quotes are prose, nor in translation catalogs (gettext's
+/// `.po`, XLIFF, `.strings`, anything under a `locale/` or `i18n/` folder), which repeat
+/// every message once per language: a hundred copies would divide each message's worth
+/// by a hundred, and the code that prints it is what a report is about.
+pub fn gives_keys(path: &str) -> bool {
+    const NOT_MESSAGES: &[&str] = &[
+        ".md",
+        ".markdown",
+        ".mdx",
+        ".rst",
+        ".txt",
+        ".adoc",
+        ".html",
+        ".htm",
+        ".tex",
+        ".po",
+        ".pot",
+        ".xlf",
+        ".xliff",
+        ".strings",
+        ".resx",
+        ".arb",
+    ];
+    const CATALOG_DIRS: &[&str] = &["locale", "locales", "i18n", "l10n", "translations"];
+    let lower = path.to_ascii_lowercase();
+    let mut dirs = lower.split('/').rev().skip(1);
+    !NOT_MESSAGES.iter().any(|ext| lower.ends_with(ext))
+        && !dirs.any(|dir| CATALOG_DIRS.contains(&dir))
+}
+
 /// The keys of the string literals on `line`, appended to `out` (a space after each:
 /// the field's text, see `schema.rs`).
 pub fn push_line_keys(line: &str, out: &mut String) {
@@ -270,6 +301,29 @@ mod tests {
             ),
             ["too_many_redirects_occurred_trying_to"]
         );
+    }
+
+    #[test]
+    fn prose_and_translation_catalogs_give_no_keys() {
+        for path in [
+            "src/tally/rows.py",
+            "app/src/cli.c",
+            "lib/Locale.java",
+            "src/locale.rs",
+        ] {
+            assert!(gives_keys(path), "{path}");
+        }
+        for path in [
+            "README.md",
+            "docs/usage.rst",
+            "wagtail/locale/fr/LC_MESSAGES/django.po",
+            "po/messages.pot",
+            "src/i18n/en.json",
+            "public/locales/de/common.json",
+            "Resources/Localizable.strings",
+        ] {
+            assert!(!gives_keys(path), "{path}");
+        }
     }
 
     #[test]
