@@ -127,6 +127,18 @@ fn workspace() -> tempfile::TempDir {
     dir
 }
 
+/// Twenty unrelated modules in `dir`, which give the words realistic rarities.
+fn fillers(dir: &str) -> Vec<(String, String)> {
+    (0..20)
+        .map(|i| {
+            (
+                format!("{dir}/util{i}.py"),
+                format!("def helper_{i}(value):\n    return str(value) + \"{i}\"\n"),
+            )
+        })
+        .collect()
+}
+
 fn write_files(root: &Path, files: Vec<(String, String)>) {
     for (path, text) in files {
         let path = root.join(path);
@@ -591,12 +603,7 @@ fn among_the_first_files_the_one_the_question_names_goes_first() {
             "def add(ledger, entry):\n    \"\"\"Books one entry in the ledger; the nightly run may book it twice.\"\"\"\n    ledger.entries.append(entry)\n".into(),
         ),
     ];
-    for i in 0..20 {
-        files.push((
-            format!("src/books/util{i}.py"),
-            format!("def helper_{i}(value):\n    return str(value) + \"{i}\"\n"),
-        ));
-    }
+    files.extend(fillers("src/books"));
     write_files(ws.path(), files);
     // The nightly job matches these words more than the postings module does, and the
     // question names the postings module by its name.
@@ -655,12 +662,7 @@ def keep(rows, predicate):
             .into(),
         ),
     ];
-    for i in 0..20 {
-        files.push((
-            format!("src/tally/util{i}.py"),
-            format!("def helper_{i}(value):\n    return str(value) + \"{i}\"\n"),
-        ));
-    }
+    files.extend(fillers("src/tally"));
     write_files(ws.path(), files);
     // The command line shares the report's words; the message is printed by `rows.py`.
     let report = "\
@@ -705,12 +707,7 @@ def render_screen(page, entries):
             .into(),
         ),
     ];
-    for i in 0..20 {
-        files.push((
-            format!("src/site/util{i}.py"),
-            format!("def helper_{i}(value):\n    return str(value) + \"{i}\"\n"),
-        ));
-    }
+    files.extend(fillers("src/site"));
     write_files(ws.path(), files);
     // `history.py` is the code of a page's history, not a changelog (`HISTORY.rst`). The
     // question does not say "history", which would ask for a changelog and lift one.
