@@ -19,6 +19,7 @@
 
 use rustc_hash::FxHashSet;
 
+use super::file_kind::FileKind;
 use super::query::MAX_QUESTION_BYTES;
 use super::tokenize::is_stop_word;
 use crate::text::prefix_within;
@@ -37,8 +38,8 @@ const MAX_QUESTION_KEYS: usize = 4096;
 /// A literal longer than this on one line is data, not a message.
 const MAX_LITERAL_CHARS: usize = 400;
 
-/// Whether a file's string literals are a program's messages. Not in prose and markup
-/// (markdown, text, HTML), whose quotes are prose, nor in translation catalogs (gettext's
+/// Whether a file's string literals are a program's messages. Not in tests, nor in prose
+/// and markup (markdown, text, HTML), whose quotes are prose, nor in translation catalogs (gettext's
 /// `.po`, XLIFF, `.strings`, anything under a `locale/` or `i18n/` folder), which repeat
 /// every message once per language: a hundred copies would divide each message's worth
 /// by a hundred, and the code that prints it is what a report is about.
@@ -62,6 +63,10 @@ pub fn gives_keys(path: &str) -> bool {
         ".arb",
     ];
     const CATALOG_DIRS: &[&str] = &["locale", "locales", "i18n", "l10n", "translations"];
+    // A test's literals are the outputs it expects: copies of the messages again.
+    if FileKind::of_path(path) == FileKind::Test {
+        return false;
+    }
     let lower = path.to_ascii_lowercase();
     let mut dirs = lower.split('/').rev().skip(1);
     !NOT_MESSAGES.iter().any(|ext| lower.ends_with(ext))
@@ -321,6 +326,8 @@ mod tests {
             "src/i18n/en.json",
             "public/locales/de/common.json",
             "Resources/Localizable.strings",
+            "tests/test_cli.py",
+            "command_test.go",
         ] {
             assert!(!gives_keys(path), "{path}");
         }
