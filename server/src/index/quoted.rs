@@ -26,7 +26,7 @@ use crate::text::prefix_within;
 
 /// A key holds at most this many words: a report often quotes the start of a message,
 /// and each further word is one more lookup per word of the question.
-pub const MAX_KEY_WORDS: usize = 6;
+const MAX_KEY_WORDS: usize = 6;
 /// Words a key needs: two-word literals are mostly names and settings (`go run`, `bold
 /// red`, `audio-source`) that any report of the project repeats, not its messages.
 const MIN_KEY_WORDS: usize = 3;

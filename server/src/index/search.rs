@@ -78,11 +78,11 @@ pub fn search(
         searchers.push(layer.searcher);
     }
     let mut corpus = corpus(&searchers, fields, parsed)?;
-    if ranking == Ranking::Tuned {
-        corpus.quoted = quoted_keys(&searchers, fields, query)?;
-    }
     if corpus.terms.is_empty() || corpus.chunks == 0 {
         return Ok(Vec::new());
+    }
+    if ranking == Ranking::Tuned {
+        corpus.quoted = quoted_keys(&searchers, fields, query)?;
     }
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for stats in &corpus.terms {
