@@ -118,9 +118,19 @@ impl Intent {
     /// test file among the candidates is named like one of its test-shaped names), or
     /// a file of that kind that exists (not a link, and a candidate's file has its
     /// name: a report's own `test_repro.py` says nothing about the project's tests).
+    ///
+    /// Only a short question's files say so. A file a bug report names is mostly what
+    /// it fed the program (mdBook's `SUMMARY.md`, a config file) or where it looked:
+    /// the report is about the code that reads it, not about every file of its kind.
+    /// The named file itself is still lifted as named (`PathMatches`).
     fn of(parsed: &ParsedQuestion, candidates: &[Candidate]) -> Intent {
         let mut about = parsed.about;
-        for path in parsed.paths.iter().filter(|p| !p.linked) {
+        let named_files = if parsed.is_long() {
+            &[][..]
+        } else {
+            &parsed.paths[..]
+        };
+        for path in named_files.iter().filter(|p| !p.linked) {
             let name = [path.file_name().to_lowercase()];
             if !candidates
                 .iter()

@@ -110,6 +110,32 @@ fn a_named_test_file_lifts_tests_only_when_it_exists() {
 }
 
 #[test]
+fn a_bug_report_naming_the_docs_file_it_feeds_in_is_answered_by_source() {
+    let parser = "/// Reads the book's summary: chapters get numbers in order, and a horizontal\n\
+        /// rule is a separator between parts.\n\
+        pub fn parse_summary(text: &str) -> Vec<Chapter> {\n    number_chapters(text)\n}\n";
+    let format = "# The summary format\n\nA list of chapters, numbered, with a separator \
+        between parts.\n";
+    let index = index_of(&[
+        ("src/summary.rs", parser),
+        ("guide/format/summary.md", format),
+        ("guide/SUMMARY.md", "# Summary\n\n- [Intro](./intro.md)\n"),
+    ]);
+    let report = "Chapters are numbered wrong after a separator\n\n\
+        With this `SUMMARY.md` the chapter numbers after the horizontal rule are off by one:\n\n\
+        ```markdown\n- [Chapter 1](./chapter_1.md)\n---\n- [Chapter 2](./chapter_2.md)\n```\n";
+    let top = top_paths(&index, report, Ranking::Tuned);
+    assert_eq!(top[0], "src/summary.rs", "{top:?}");
+    // A short question naming it asks for documentation of that kind.
+    let top = top_paths(
+        &index,
+        "what does SUMMARY.md say about separators?",
+        Ranking::Tuned,
+    );
+    assert_ne!(top[0], "src/summary.rs", "{top:?}");
+}
+
+#[test]
 fn a_file_whose_head_says_it_is_generated_is_demoted() {
     let grammar = "%token NUMBER\n%%\nexpr: expr '+' term { $$ = add_terms($1, $3); }\n";
     let generated = "/* A Bison parser, made by GNU Bison 3.0.2.  */\n\nstatic int add_terms(int a, int b) {\n    return a + b; /* add terms of the expression */\n}\n";
