@@ -120,7 +120,9 @@ pub fn analyze(
                 .iter()
                 .zip(&chunked.doc_lines[range.clone()])
             {
-                if literal_keys {
+                // A test module's literals are the outputs it expects, as a test
+                // file's are (`quoted::gives_keys`).
+                if literal_keys && !span.in_test_module {
                     super::quoted::push_line_keys(line, &mut quoted);
                 }
                 cache.for_each_term(line, |term, _, _| {
@@ -372,6 +374,34 @@ mod tests {
             "{}",
             field(fields.body)
         );
+    }
+
+    /// A message printed by the code gives a quoted key; the same words in the file's
+    /// test module, the output a test expects, give none.
+    #[test]
+    fn a_test_modules_literals_give_no_quoted_keys() {
+        use tantivy::schema::Value;
+        let (_, fields) = super::super::schema::build();
+        let mut cache = super::WordCache::default();
+        let text = "pub fn open() {\n    eprintln!(\"failed to open the output file\");\n}\n\n\
+            #[cfg(test)]\nmod tests {\n    #[test]\n    fn message() {\n        \
+            assert_eq!(run(), \"could not parse the config header\");\n    }\n}\n";
+        let analyzed = super::analyze(
+            &fields,
+            &mut cache,
+            "src/output.rs",
+            Some(text),
+            super::FileStamp::default(),
+            super::Definitions::Parse,
+        );
+        let keys: Vec<String> = analyzed
+            .documents
+            .iter()
+            .filter_map(|d| d.get_first(fields.quoted)?.as_str().map(str::to_string))
+            .collect();
+        let keys = keys.join(" ");
+        assert!(keys.contains("failed_to_open_the_output_file"), "{keys}");
+        assert!(!keys.contains("config"), "{keys}");
     }
 
     #[test]
