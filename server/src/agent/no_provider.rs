@@ -250,13 +250,23 @@ fn place(workspace: &Workspace, hit: &RetrievalHit, question: &[String]) -> Opti
         return fallback();
     }
     // A language with a grammar: the parsed definition's own lines, not a guess from
-    // braces or indentation.
-    if let Some(parsed) = syntax::symbols_for_path(&hit.path, &text) {
+    // braces or indentation. The index's parse of the file serves while the text read
+    // now still has each of its definitions' names on their lines; parsing a large file
+    // again took most of an answer's time.
+    let parsed;
+    let symbols = match hit.file_symbols.as_deref() {
+        Some(recorded) if still_holds(recorded, &lines) => Some(Ok(recorded.as_slice())),
+        _ => {
+            parsed = syntax::symbols_for_path(&hit.path, &text);
+            parsed.as_ref().map(|parsed| parsed.as_deref())
+        }
+    };
+    if let Some(parsed) = symbols {
         return match parsed {
             // No definition named like the chunk holds it or starts in it: the chunk's
             // name is not this place's.
             Ok(symbols) => {
-                parsed_place(&symbols, &lines, start, end, name, question).or_else(|| {
+                parsed_place(symbols, &lines, start, end, name, question).or_else(|| {
                     fallback().map(|place| Place {
                         unnamed: true,
                         ..place
@@ -302,6 +312,25 @@ fn place(workspace: &Workspace, hit: &RetrievalHit, question: &[String]) -> Opti
         heading: (defining < start).then(|| lines[defining].to_string()),
         symbol: None,
         unnamed: false,
+    })
+}
+
+/// Whether definitions parsed from a file's text fit `lines`, the text as read now: the
+/// line each one was found on still reads as its recorded signature (that line, trimmed
+/// and maybe cut), and its body ends within the text.
+fn still_holds(symbols: &[Symbol], lines: &[&str]) -> bool {
+    symbols.iter().all(|s| {
+        let Some(line) = lines.get(s.line) else {
+            return false;
+        };
+        // The index stores a tab as a space.
+        let line = line.trim().replace('\t', " ");
+        let signature = s.signature.strip_suffix('…');
+        s.end_line < lines.len()
+            && match signature {
+                Some(cut) => line.starts_with(cut),
+                None => line == s.signature,
+            }
     })
 }
 

@@ -49,6 +49,7 @@ pub(super) fn test_hit(path: &str, line: usize, ranked_down: bool) -> RetrievalH
         symbol: None,
         ranked_down,
         text: String::new(),
+        file_symbols: None,
     }
 }
 

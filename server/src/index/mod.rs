@@ -70,6 +70,7 @@ pub use self::store::{cache_dir_from_env, Location};
 pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
 use self::tokenizer::WordCache;
 use self::writer::{Overlay, Store};
+use crate::syntax::Symbol;
 use crate::workspace::read::{looks_binary, read_index_text};
 use crate::workspace::sandbox::{is_refused_name, Sandbox};
 use crate::workspace::{NoDocuments, Workspace};
@@ -92,6 +93,9 @@ pub struct RetrievalHit {
     /// The chunk text: the lines `start_line..=end_line` as the editor or the disk has
     /// them now, without the final newline.
     pub text: String,
+    /// The definitions the index parsed in the chunk's file (`None` when it has not), so
+    /// an answer need not parse the file again to find the definition a chunk is in.
+    pub file_symbols: Option<Arc<Vec<Symbol>>>,
 }
 
 /// A change to take in, from the editor or the disk.
@@ -381,14 +385,23 @@ impl RetrievalIndex {
             }
         };
         // A file with several hits is read once.
-        let mut texts: FxHashMap<String, Option<String>> = FxHashMap::default();
+        type File = Option<(String, Option<Arc<Vec<Symbol>>>)>;
+        let mut files: FxHashMap<String, File> = FxHashMap::default();
+        let overlay = layered
+            .as_ref()
+            .map(|(searcher, hidden)| (searcher, hidden));
+        let fields = &self.inner.fields;
+        // A failed read of the records only means the answer parses the file itself.
+        let symbols = |path: &str| symbol_table::of_layered_file(&searcher, overlay, fields, path);
         found
             .into_iter()
             .filter_map(|found| {
-                let file = texts
-                    .entry(found.path.clone())
-                    .or_insert_with(|| self.file_text(&found.path));
-                let text = excerpt(file.as_deref()?, found.start_line, found.end_line)?;
+                let file = files.entry(found.path.clone()).or_insert_with(|| {
+                    let text = self.file_text(&found.path)?;
+                    Some((text, symbols(&found.path).map(Arc::new)))
+                });
+                let (file, file_symbols) = file.as_ref()?;
+                let text = excerpt(file, found.start_line, found.end_line)?;
                 Some(RetrievalHit {
                     path: found.path,
                     start_line: found.start_line,
@@ -397,6 +410,7 @@ impl RetrievalIndex {
                     symbol: found.symbol,
                     ranked_down: found.ranked_down,
                     text,
+                    file_symbols: file_symbols.clone(),
                 })
             })
             .collect()

@@ -4,9 +4,11 @@
 //! `find_symbol` answers from, which walks the term dictionary instead of any file.
 
 use rustc_hash::FxHashSet;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::{PreTokenizedString, Token};
-use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, TERMINATED};
+use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term, TERMINATED};
 
 use super::schema::{Fields, KIND_SYMBOLS};
 use crate::syntax::{Symbol, SymbolKind};
@@ -116,6 +118,59 @@ pub fn lookup(
         }
     }
     Ok(found)
+}
+
+/// The definitions recorded for the file at `path`: `None` when the index has not
+/// parsed it (a cold build's first phase, a language with no grammar) or found none.
+/// An answer's places are cut from these rather than from a parse of its own.
+pub fn of_file(
+    searcher: &Searcher,
+    fields: &Fields,
+    path: &str,
+) -> tantivy::Result<Option<Vec<Symbol>>> {
+    let term = |field, text| -> Box<dyn Query> {
+        Box::new(TermQuery::new(
+            Term::from_field_text(field, text),
+            IndexRecordOption::Basic,
+        ))
+    };
+    let query = BooleanQuery::new(vec![
+        (Occur::Must, term(fields.path, path)),
+        (Occur::Must, term(fields.kind, KIND_SYMBOLS)),
+    ]);
+    let Some((_, address)) = searcher
+        .search(&query, &TopDocs::with_limit(1).order_by_score())?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    let stored: TantivyDocument = searcher.doc(address)?;
+    Ok(stored
+        .get_first(fields.symbol_records)
+        .and_then(|v| tantivy::schema::Value::as_str(&v))
+        .map(decode))
+}
+
+/// [`of_file`] in the store and the overlay of a process that reads another's index
+/// (its own changes, which replace the store's documents of the paths it hides).
+pub fn of_layered_file(
+    store: &Searcher,
+    overlay: Option<(&Searcher, &FxHashSet<String>)>,
+    fields: &Fields,
+    path: &str,
+) -> Option<Vec<Symbol>> {
+    let read = |searcher| of_file(searcher, fields, path).ok().flatten();
+    match overlay {
+        Some((searcher, hidden)) => read(searcher).or_else(|| {
+            if hidden.contains(path) {
+                None
+            } else {
+                read(store)
+            }
+        }),
+        None => read(store),
+    }
 }
 
 /// Records as stored: one line per symbol, its fields separated by tabs (tabs and

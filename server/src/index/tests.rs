@@ -187,3 +187,36 @@ fn index_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<RetrievalIndex>();
 }
+
+/// A hit carries its file's definitions as the index parsed them, so an answer need
+/// not parse the file again; they follow the editor's text; a file with no grammar has
+/// none.
+#[test]
+fn hits_carry_their_files_definitions_as_parsed() {
+    let index = index_of(&[
+        (
+            "src/bucket.rs",
+            "/// Refills the bucket.\npub fn refill() {\n    top_up();\n}\n",
+        ),
+        ("notes.txt", "refill the bucket by hand\n"),
+    ]);
+    let names = |hits: &[RetrievalHit], path: &str| -> Option<Vec<String>> {
+        let hit = hits.iter().find(|h| h.path == path).expect(path);
+        let symbols = hit.file_symbols.as_deref()?;
+        Some(symbols.iter().map(|s| s.name.clone()).collect())
+    };
+    let hits = index.search("refill the bucket", 5);
+    assert_eq!(
+        names(&hits, "src/bucket.rs"),
+        Some(vec!["refill".to_string()])
+    );
+    assert_eq!(names(&hits, "notes.txt"), None);
+    index.apply(vec![Change::Editor {
+        path: "src/bucket.rs".into(),
+        text: "pub fn drain() {}\n\n/// Refills the bucket.\npub fn refill() {\n    top_up();\n}\n"
+            .into(),
+    }]);
+    let hits = index.search("refill the bucket", 5);
+    let names = names(&hits, "src/bucket.rs").unwrap();
+    assert_eq!(names, ["drain", "refill"]);
+}

@@ -117,6 +117,7 @@ fn a_chunk_named_after_a_definition_above_it_is_labelled_by_its_own_line() {
             .take(end_line - start_line + 1)
             .collect::<Vec<_>>()
             .join("\n"),
+        file_symbols: None,
     };
     let places = locate(&workspace, &[hit(5, 9)], "log level");
     assert_eq!(places.len(), 1);
@@ -126,4 +127,60 @@ fn a_chunk_named_after_a_definition_above_it_is_labelled_by_its_own_line() {
     // The chunk that is the function keeps its name.
     let places = locate(&workspace, &[hit(1, 2)], "check the version");
     assert_eq!((places[0].line, places[0].label.as_str()), (1, "check"));
+}
+
+/// A workspace holding `pkg/mod.py` with `text`, and a hit on its lines `start..=end`
+/// carrying `recorded` as the index's parse of the file.
+fn hit_with_records(
+    text: &str,
+    start_line: usize,
+    end_line: usize,
+    recorded: Vec<Symbol>,
+) -> (tempfile::TempDir, Workspace, RetrievalHit) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("pkg")).unwrap();
+    std::fs::write(dir.path().join("pkg/mod.py"), text).unwrap();
+    let workspace = Workspace::new(
+        crate::workspace::sandbox::Sandbox::new(dir.path()).unwrap(),
+        std::sync::Arc::new(crate::workspace::NoDocuments),
+    );
+    let hit = RetrievalHit {
+        path: "pkg/mod.py".to_string(),
+        start_line,
+        end_line,
+        score: 1.0,
+        symbol: Some("refill".to_string()),
+        ranked_down: false,
+        text: text
+            .lines()
+            .skip(start_line - 1)
+            .take(end_line - start_line + 1)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        file_symbols: Some(std::sync::Arc::new(recorded)),
+    };
+    (dir, workspace, hit)
+}
+
+#[test]
+fn the_index_parse_of_a_file_serves_while_it_fits_the_text() {
+    let text = "def refill(bucket):\n    bucket.tokens = bucket.size\n    return bucket\n\n\ndef other():\n    pass\n";
+    let mut recorded = parsed("pkg/mod.py", text);
+    // Marked, so the place shows which parse it came from: the parse of the text ends
+    // `refill` at its line 3.
+    recorded[0].end_line = 1;
+    let (_dir, workspace, hit) = hit_with_records(text, 1, 3, recorded);
+    let places = locate(&workspace, &[hit], "refill the bucket");
+    assert_eq!((places[0].line, places[0].end_line), (1, 2));
+}
+
+#[test]
+fn the_index_parse_of_a_file_changed_since_is_not_trusted() {
+    let old = "def refill(bucket):\n    bucket.tokens = bucket.size\n    return bucket\n";
+    // Two lines were added above since the index parsed the file.
+    let now = format!("import os\n\n{old}");
+    let (_dir, workspace, hit) = hit_with_records(&now, 3, 5, parsed("pkg/mod.py", old));
+    let places = locate(&workspace, &[hit], "refill the bucket");
+    assert_eq!((places[0].line, places[0].end_line), (3, 5));
+    assert_eq!(places[0].label, "refill");
 }
