@@ -97,28 +97,8 @@ fn a_chunk_named_after_a_definition_above_it_is_labelled_by_its_own_line() {
     // the first line of code after the imports, and its label must be that line, not
     // the function's name (label, line and range from the same text).
     let text = "def check(version):\n    return version\n\n\nimport os\nfrom b import (\n    c,\n)\nos.environ.setdefault(\"LOG\", \"1\")\n";
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("pkg")).unwrap();
-    std::fs::write(dir.path().join("pkg/__init__.py"), text).unwrap();
-    let workspace = Workspace::new(
-        crate::workspace::sandbox::Sandbox::new(dir.path()).unwrap(),
-        std::sync::Arc::new(crate::workspace::NoDocuments),
-    );
-    let hit = |start_line: usize, end_line: usize| RetrievalHit {
-        path: "pkg/__init__.py".to_string(),
-        start_line,
-        end_line,
-        score: 1.0,
-        symbol: Some("check".to_string()),
-        ranked_down: false,
-        text: text
-            .lines()
-            .skip(start_line - 1)
-            .take(end_line - start_line + 1)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        file_symbols: None,
-    };
+    let (_dir, workspace) = one_file_workspace("pkg/__init__.py", text);
+    let hit = |start, end| hit_on("pkg/__init__.py", text, (start, end), "check", None);
     let places = locate(&workspace, &[hit(5, 9)], "log level");
     assert_eq!(places.len(), 1);
     assert_eq!((places[0].line, places[0].end_line), (9, 9));
@@ -129,27 +109,34 @@ fn a_chunk_named_after_a_definition_above_it_is_labelled_by_its_own_line() {
     assert_eq!((places[0].line, places[0].label.as_str()), (1, "check"));
 }
 
-/// A workspace holding `pkg/mod.py` with `text`, and a hit on its lines `start..=end`
-/// carrying `recorded` as the index's parse of the file.
-fn hit_with_records(
-    text: &str,
-    start_line: usize,
-    end_line: usize,
-    recorded: Vec<Symbol>,
-) -> (tempfile::TempDir, Workspace, RetrievalHit) {
+/// A workspace holding one file, `path` with `text`.
+fn one_file_workspace(path: &str, text: &str) -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("pkg")).unwrap();
-    std::fs::write(dir.path().join("pkg/mod.py"), text).unwrap();
+    let file = dir.path().join(path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, text).unwrap();
     let workspace = Workspace::new(
         crate::workspace::sandbox::Sandbox::new(dir.path()).unwrap(),
         std::sync::Arc::new(crate::workspace::NoDocuments),
     );
-    let hit = RetrievalHit {
-        path: "pkg/mod.py".to_string(),
+    (dir, workspace)
+}
+
+/// A hit on the 1-based lines `start..=end` of `text`, the file `path`, named `symbol`,
+/// with `recorded` as the index's parse of the file.
+fn hit_on(
+    path: &str,
+    text: &str,
+    (start_line, end_line): (usize, usize),
+    symbol: &str,
+    recorded: Option<Vec<Symbol>>,
+) -> RetrievalHit {
+    RetrievalHit {
+        path: path.to_string(),
         start_line,
         end_line,
         score: 1.0,
-        symbol: Some("refill".to_string()),
+        symbol: Some(symbol.to_string()),
         ranked_down: false,
         text: text
             .lines()
@@ -157,9 +144,8 @@ fn hit_with_records(
             .take(end_line - start_line + 1)
             .collect::<Vec<_>>()
             .join("\n"),
-        file_symbols: Some(std::sync::Arc::new(recorded)),
-    };
-    (dir, workspace, hit)
+        file_symbols: recorded.map(std::sync::Arc::new),
+    }
 }
 
 #[test]
@@ -169,7 +155,8 @@ fn the_index_parse_of_a_file_serves_while_it_fits_the_text() {
     // Marked, so the place shows which parse it came from: the parse of the text ends
     // `refill` at its line 3.
     recorded[0].end_line = 1;
-    let (_dir, workspace, hit) = hit_with_records(text, 1, 3, recorded);
+    let (_dir, workspace) = one_file_workspace("pkg/mod.py", text);
+    let hit = hit_on("pkg/mod.py", text, (1, 3), "refill", Some(recorded));
     let places = locate(&workspace, &[hit], "refill the bucket");
     assert_eq!((places[0].line, places[0].end_line), (1, 2));
 }
@@ -179,7 +166,9 @@ fn the_index_parse_of_a_file_changed_since_is_not_trusted() {
     let old = "def refill(bucket):\n    bucket.tokens = bucket.size\n    return bucket\n";
     // Two lines were added above since the index parsed the file.
     let now = format!("import os\n\n{old}");
-    let (_dir, workspace, hit) = hit_with_records(&now, 3, 5, parsed("pkg/mod.py", old));
+    let (_dir, workspace) = one_file_workspace("pkg/mod.py", &now);
+    let recorded = parsed("pkg/mod.py", old);
+    let hit = hit_on("pkg/mod.py", &now, (3, 5), "refill", Some(recorded));
     let places = locate(&workspace, &[hit], "refill the bucket");
     assert_eq!((places[0].line, places[0].end_line), (3, 5));
     assert_eq!(places[0].label, "refill");
