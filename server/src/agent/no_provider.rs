@@ -251,8 +251,8 @@ fn place(workspace: &Workspace, hit: &RetrievalHit, question: &[String]) -> Opti
     }
     // A language with a grammar: the parsed definition's own lines, not a guess from
     // braces or indentation. The index's parse of the file serves while the text read
-    // now still has each of its definitions' names on their lines; parsing a large file
-    // again took most of an answer's time.
+    // now still fits it (`still_holds`); parsing each file again took most of an
+    // answer's time.
     let parsed;
     let symbols = match hit.file_symbols.as_deref() {
         Some(recorded) if still_holds(recorded, &lines) => Some(Ok(recorded.as_slice())),
