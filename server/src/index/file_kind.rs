@@ -80,15 +80,26 @@ impl FileKind {
         {
             return FileKind::Changelog;
         }
+        // Lock files and the manifests whose extension does not say so (`Cargo.toml`
+        // and `package.json` are configuration by extension, below).
         if name.ends_with(".lock")
             || matches!(
                 name,
                 "package-lock.json"
                     | "go.sum"
+                    | "go.mod"
+                    | "go.work"
+                    | "pom.xml"
+                    | "build.gradle"
+                    | "build.gradle.kts"
+                    | "settings.gradle"
+                    | "settings.gradle.kts"
+                    | "gemfile"
                     | "cargo.toml.orig"
                     | ".cargo_vcs_info.json"
                     | ".cargo-ok"
             )
+            || matches!(ext, "gemspec" | "podspec" | "nuspec" | "csproj" | "spec")
             || stem.starts_with("license")
             || stem.starts_with("copying")
         {
@@ -196,6 +207,18 @@ mod tests {
         assert_eq!(FileKind::of_path("README.md"), FileKind::Docs);
         assert_eq!(FileKind::of_path("Cargo.lock"), FileKind::Meta);
         assert_eq!(FileKind::of_path("LICENSE-MIT"), FileKind::Meta);
+        // Manifests whose extension does not say so.
+        for manifest in [
+            "go.mod",
+            "pom.xml",
+            "build.gradle.kts",
+            "Gemfile",
+            "jq.spec",
+        ] {
+            assert_eq!(FileKind::of_path(manifest), FileKind::Meta, "{manifest}");
+        }
+        assert_eq!(FileKind::of_path("src/mod.rs"), FileKind::Source);
+        assert_eq!(FileKind::of_path("lib/parser.spec.js"), FileKind::Test);
         // A word inside a file name is not a directory.
         assert_eq!(FileKind::of_path("src/testing.rs"), FileKind::Source);
         // Tool settings, whatever their extension.
