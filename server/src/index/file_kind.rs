@@ -131,8 +131,11 @@ impl FileKind {
             }
             _ => false,
         };
+        // Java's `package-info.java` and Go's `doc.go` hold a package's documentation
+        // by convention, and no code.
         if matches!(ext, "md" | "markdown" | "mdx" | "rst" | "txt" | "adoc")
             || man_page
+            || matches!(name, "package-info.java" | "doc.go")
             || in_dir(&["doc", "docs", "man"])
         {
             return FileKind::Docs;
@@ -218,6 +221,10 @@ mod tests {
             assert_eq!(FileKind::of_path(manifest), FileKind::Meta, "{manifest}");
         }
         assert_eq!(FileKind::of_path("src/mod.rs"), FileKind::Source);
+        // Files that hold a package's documentation by convention.
+        for docs in ["src/main/java/org/jsoup/safety/package-info.java", "doc.go"] {
+            assert_eq!(FileKind::of_path(docs), FileKind::Docs, "{docs}");
+        }
         assert_eq!(FileKind::of_path("lib/parser.spec.js"), FileKind::Test);
         // A word inside a file name is not a directory.
         assert_eq!(FileKind::of_path("src/testing.rs"), FileKind::Source);
