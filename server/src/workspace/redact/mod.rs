@@ -16,6 +16,7 @@
 
 mod assignment;
 mod blocks;
+mod memo;
 mod randomness;
 mod rules;
 
@@ -93,6 +94,10 @@ pub fn redact_span(text: &str, range: Range<usize>) -> String {
 
 /// The findings of `text`, sorted and not overlapping.
 pub fn find(text: &str) -> Vec<Found> {
+    memo::RECENT.findings(text, scan)
+}
+
+fn scan(text: &str) -> Vec<Found> {
     let mut accepted: Vec<Found> = Vec::new();
     let take = |candidates: Vec<Found>, accepted: &mut Vec<Found>| {
         let mut candidates = candidates;
