@@ -16,14 +16,14 @@ the ratio of the medians of their p50s.
 
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from index_bench import QUESTIONS, Lsp, percentile  # noqa: E402
+from index_bench import QUESTIONS, percentile  # noqa: E402
+from load import start  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(REPO, ".tmp", "bench-ask")
@@ -46,22 +46,6 @@ def question_sets():
         long_reports.append(text[:20000])
     return [("short questions", QUESTIONS * 2), ("real reports", reports[:40]),
             ("20 KB reports", long_reports)]
-
-
-def start(binary, root, cache):
-    shutil.rmtree(cache, ignore_errors=True)
-    env = {"PATH": os.environ.get("PATH", ""), "COPILOT_LS_CACHE_DIR": cache}
-    lsp = Lsp(binary, root, env)
-    uri = "file://" + root
-    lsp.request("initialize", {"processId": None, "rootUri": uri,
-                               "workspaceFolders": [{"uri": uri, "name": "ask"}],
-                               "capabilities": {"window": {"workDoneProgress": True}},
-                               "initializationOptions": {"provider": "none"}})
-    lsp.notify("initialized", {})
-    lsp.wait_indexed()
-    # Opening the index and warming the page cache is not an ask.
-    lsp.request("copilot/ask", {"question": QUESTIONS[0]})
-    return lsp
 
 
 def times(lsp, questions):
