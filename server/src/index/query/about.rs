@@ -133,6 +133,13 @@ mod tests {
         assert_eq!(script.paths[0].path, "test_repro.py");
         let named = parse("test_parse_caption is flaky");
         assert_eq!(named.test_names, ["test_parse_caption"]);
+        // A report written as a test names its own test and the framework's base class,
+        // which is no test: SQLAlchemy's `def test_case` (the SQL CASE construct) must
+        // not take `TestCase` for a test the report names.
+        let scaffold = parse(
+            "Calling aliased(union(q1, q2)) fails\n\n```py\nclass ReproTest(TestCase):\n    def test_repro(self):\n        aliased(union(q1, q2))\n```",
+        );
+        assert_eq!(scaffold.test_names, ["ReproTest", "test_repro"]);
         assert!(
             parse("What changed in the most recent release according to the changelog?")
                 .about
