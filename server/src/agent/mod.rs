@@ -43,9 +43,9 @@ pub use citations::{Citation, CitedLines};
 pub use events::{AskEvent, EventSink};
 pub use history::bound_history;
 pub use index_notice::IndexState;
-pub use no_provider::{locate, LocatedPlace, CANDIDATES as NO_MODEL_CANDIDATES, PLACES};
+pub use no_provider::{locate, model_candidates, place_candidates, LocatedPlace, PLACES};
 pub use options::{AskOptions, EditDecision, EditReview};
-pub use spread::{for_model as context_for_model, MODEL_CANDIDATES};
+pub use spread::for_model as context_for_model;
 
 /// The system prompt, in its own file so it can be read and improved as text.
 pub const SYSTEM_PROMPT: &str = include_str!("system_prompt.md");

@@ -4,7 +4,7 @@
 use super::citations::{check, CitedLines};
 use super::definition_extent::{definition_end, indent};
 use super::place_lines::{self, first_code_line, name_overlap};
-use super::spread::files_first;
+use super::spread::{self, files_first};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
 use crate::index::RetrievalHit;
 use crate::syntax::{self, Symbol, SymbolKind};
@@ -17,6 +17,30 @@ pub const PLACES: usize = 5;
 /// Retrieved chunks the places are chosen from: more than `PLACES`, since a chunk that
 /// holds only a module docstring, imports or a guard is no place and is passed over.
 pub const CANDIDATES: usize = 12;
+/// Chunks they are chosen from when the first `CANDIDATES` hold fewer than `PLACES`
+/// files the index did not rank down (`place_candidates`).
+pub const WIDER_CANDIDATES: usize = super::spread::MODEL_CANDIDATES;
+
+/// The retrieved chunks a no-model answer's places are chosen from, `search(n)` giving
+/// the best `n`: `CANDIDATES` of them, or `WIDER_CANDIDATES` when those hold fewer than
+/// `PLACES` files the index did not rank down. In a project with a large test suite the
+/// first twelve chunks can all be tests and second chunks (a report written as a
+/// `TestCase`), and the source files after them are what the places should list first
+/// (`spread::files_first`). Searching again only then keeps the usual ask as cheap as
+/// before: reading twice as many chunks for every ask cost a short question a third
+/// more time.
+pub fn place_candidates(search: &dyn Fn(usize) -> Vec<RetrievalHit>) -> Vec<RetrievalHit> {
+    let hits = search(CANDIDATES);
+    if hits.len() < CANDIDATES || spread::leading_files(&hits) >= PLACES {
+        return hits;
+    }
+    search(WIDER_CANDIDATES)
+}
+
+/// The retrieved chunks a model's context is chosen from (`spread::for_model`).
+pub fn model_candidates(search: &dyn Fn(usize) -> Vec<RetrievalHit>) -> Vec<RetrievalHit> {
+    search(spread::MODEL_CANDIDATES)
+}
 
 pub fn answer(workspace: &Workspace, input: &AskInput, encoding: PositionEncoding) -> AgentOutcome {
     let preamble = "No model is configured, so this answer lists the places in the workspace that best match your question, found by copilot-ls's own search. \
@@ -95,7 +119,7 @@ pub struct LocatedPlace {
 }
 
 /// The places a no-model answer lists for `question`, chosen from its retrieved `hits`
-/// (best first; pass `CANDIDATES` of them): at most `PLACES`, each with its defining
+/// (best first; pass `place_candidates`): at most `PLACES`, each with its defining
 /// line, last line and excerpt, file text redacted as in tool output. A chunk that holds
 /// only a docstring, imports or a guard is passed over (see `place` and `choose`).
 /// `copilot-ls mcp`'s `locate` tool answers with the same.

@@ -27,6 +27,18 @@ pub fn files_first<'a>(hits: impl IntoIterator<Item = &'a RetrievalHit>) -> Vec<
     order.into_iter().map(|(_, i)| i).collect()
 }
 
+/// How many files `files_first` lists in its first tier: files with a chunk the index did
+/// not rank down.
+pub fn leading_files(hits: &[RetrievalHit]) -> usize {
+    let mut seen: Vec<&str> = Vec::new();
+    for hit in hits.iter().filter(|hit| !hit.ranked_down) {
+        if !seen.contains(&hit.path.as_str()) {
+            seen.push(&hit.path);
+        }
+    }
+    seen.len()
+}
+
 /// The `n` chunks a model is shown, from the retrieval's `hits`, in that order.
 pub fn for_model(hits: Vec<RetrievalHit>, n: usize) -> Vec<RetrievalHit> {
     let order = files_first(&hits);

@@ -16,10 +16,6 @@ use super::structured;
 use crate::agent;
 use crate::tools;
 
-/// Hits asked of the index for `locate`: as many as a no-model ask chooses its
-/// `agent::PLACES` from.
-const LOCATE_HITS: usize = agent::NO_MODEL_CANDIDATES;
-
 /// What ending a call can mean besides a result.
 pub enum Ended {
     Result(CallToolResult),
@@ -98,7 +94,8 @@ fn locate(root: &Root, arguments: &Value, coverage: Coverage) -> CallToolResult 
     let Some(question) = question.filter(|q| !q.is_empty()) else {
         return failed("question must be a non-empty string, e.g. {\"question\": \"where are retries decided?\"}");
     };
-    let hits = root.index.search(question, LOCATE_HITS);
+    // As many chunks as a no-model ask chooses its places from.
+    let hits = agent::place_candidates(&|n| root.index.search(question, n));
     let places = agent::locate(&root.workspace, &hits, question);
     let mut text = String::new();
     for (i, place) in places.iter().enumerate() {

@@ -42,9 +42,9 @@ pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
 pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};
 pub use settings::{configuration_section, Provider, Settings};
 
-/// Chunks of retrieved code offered to the model, chosen from `agent::MODEL_CANDIDATES`
+/// Chunks of retrieved code offered to the model, chosen from `agent::model_candidates`
 /// so that they show as many files as they can; without a model, the answer's places
-/// are chosen from `agent::NO_MODEL_CANDIDATES` chunks (also for ACP's `/locate`).
+/// are chosen from `agent::place_candidates` (also for ACP's `/locate`).
 const CONTEXT_HITS: usize = 6;
 /// What the background index refresh reports (to show progress in the editor).
 #[derive(Clone, Debug)]
@@ -235,16 +235,16 @@ impl Session {
         // Places (no model, or ACP's `/locate`) are chosen from more chunks than the model
         // is shown.
         let for_model = model.is_some() && !request.options.places_only;
-        let hits = if for_model {
-            agent::MODEL_CANDIDATES
+        let candidates: retrieval::Candidates = if for_model {
+            agent::model_candidates
         } else {
-            agent::NO_MODEL_CANDIDATES
+            agent::place_candidates
         };
         // Retrieval (and a no-model answer, all CPU) waits its turn for a core.
         let slots = cpu_slots::slots();
         let arrival = request.arrival.unwrap_or_else(|| slots.arrival());
         let cpu_slot = slots.acquire(arrival).await;
-        let (context, index_state) = self.retrieve(&workspace, query, hits).await;
+        let (context, index_state) = self.retrieve(&workspace, query, candidates).await;
         let context = if for_model {
             agent::context_for_model(context, CONTEXT_HITS)
         } else {

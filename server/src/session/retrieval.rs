@@ -14,6 +14,10 @@ use crate::index::{self as workspace_index, Change, RetrievalHit, RetrievalIndex
 use crate::workspace::project_root;
 use crate::workspace::Workspace;
 
+/// Which retrieved chunks an ask starts from, given a search for the best `n`
+/// (`agent::model_candidates`, `agent::place_candidates`).
+pub(super) type Candidates = fn(&dyn Fn(usize) -> Vec<RetrievalHit>) -> Vec<RetrievalHit>;
+
 /// How long an ask waits for the index to finish its first refresh before it answers
 /// from what is indexed so far: small workspaces are always complete, a huge one never
 /// holds the answer up for long.
@@ -112,7 +116,7 @@ impl Session {
         &self,
         workspace: &Workspace,
         query: String,
-        hits: usize,
+        candidates: Candidates,
     ) -> (Vec<RetrievalHit>, IndexState) {
         let state = self.retrieval.clone();
         let changed_on_disk = self.changed_on_disk.clone();
@@ -137,7 +141,10 @@ impl Session {
             index.apply(changes);
             // Read before searching: what the search saw is at least this much.
             let coverage = index.coverage();
-            (index.search(&query, hits), IndexState::Indexed(coverage))
+            (
+                candidates(&|n| index.search(&query, n)),
+                IndexState::Indexed(coverage),
+            )
         });
         task.await.unwrap_or_else(|_| {
             (

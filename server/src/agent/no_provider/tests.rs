@@ -173,3 +173,48 @@ fn the_index_parse_of_a_file_changed_since_is_not_trusted() {
     assert_eq!((places[0].line, places[0].end_line), (3, 5));
     assert_eq!(places[0].label, "refill");
 }
+
+/// A search over `ranked`, best first, recording how many hits it was asked for.
+fn recorded_search<'a>(
+    ranked: &'a [RetrievalHit],
+    asked: &'a std::cell::RefCell<Vec<usize>>,
+) -> impl Fn(usize) -> Vec<RetrievalHit> + 'a {
+    move |n| {
+        asked.borrow_mut().push(n);
+        ranked.iter().take(n).cloned().collect()
+    }
+}
+
+#[test]
+fn places_are_chosen_from_more_chunks_only_when_the_first_hold_too_few_files() {
+    use super::super::spread::test_hit as hit;
+    // A large test suite: the first twelve chunks are three files' tests, and the source
+    // files come after them.
+    let mut suite: Vec<RetrievalHit> = (0..CANDIDATES)
+        .map(|i| hit(&format!("test/test_{}.py", i % 3), i * 10, true))
+        .collect();
+    suite.extend((0..6).map(|i| hit(&format!("lib/m{i}.py"), 1, false)));
+    let asked = std::cell::RefCell::new(Vec::new());
+    let hits = place_candidates(&recorded_search(&suite, &asked));
+    assert_eq!(*asked.borrow(), [CANDIDATES, WIDER_CANDIDATES]);
+    let listed: Vec<usize> = files_first(&hits).into_iter().take(PLACES).collect();
+    assert!(
+        listed.iter().all(|&i| hits[i].path.starts_with("lib/")),
+        "{:?}",
+        listed.iter().map(|&i| &hits[i].path).collect::<Vec<_>>()
+    );
+
+    // Five files the ranker kept among the first twelve: one search, as before.
+    let usual: Vec<RetrievalHit> = (0..20)
+        .map(|i| hit(&format!("src/f{}.rs", i % 5), i, false))
+        .collect();
+    let asked = std::cell::RefCell::new(Vec::new());
+    assert_eq!(place_candidates(&recorded_search(&usual, &asked)).len(), CANDIDATES);
+    assert_eq!(*asked.borrow(), [CANDIDATES]);
+
+    // Fewer chunks than asked for: there are no more to find.
+    let few = &suite[..4];
+    let asked = std::cell::RefCell::new(Vec::new());
+    assert_eq!(place_candidates(&recorded_search(few, &asked)).len(), 4);
+    assert_eq!(*asked.borrow(), [CANDIDATES]);
+}
