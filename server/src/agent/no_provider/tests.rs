@@ -209,7 +209,10 @@ fn places_are_chosen_from_more_chunks_only_when_the_first_hold_too_few_files() {
         .map(|i| hit(&format!("src/f{}.rs", i % 5), i, false))
         .collect();
     let asked = std::cell::RefCell::new(Vec::new());
-    assert_eq!(place_candidates(&recorded_search(&usual, &asked)).len(), CANDIDATES);
+    assert_eq!(
+        place_candidates(&recorded_search(&usual, &asked)).len(),
+        CANDIDATES
+    );
     assert_eq!(*asked.borrow(), [CANDIDATES]);
 
     // Fewer chunks than asked for: there are no more to find.

@@ -350,7 +350,10 @@ fn is_error_name(name: &str) -> bool {
 
 fn is_test_name(name: &str) -> bool {
     // The xUnit frameworks' own types (`class ReproTest(TestCase)`) are not a test.
-    if matches!(name, "TestCase" | "TestSuite" | "TestResult" | "TestLoader" | "TestRunner") {
+    if matches!(
+        name,
+        "TestCase" | "TestSuite" | "TestResult" | "TestLoader" | "TestRunner"
+    ) {
         return false;
     }
     let lower = name.to_ascii_lowercase();
