@@ -1,11 +1,12 @@
 //! Architecture: data flows one way, `cli`/`lsp`/`acp`/`mcp` → `session` → `agent` → `tools` →
-//! `index` → `workspace`, the agent also calling `providers`, with `text` used by all;
+//! `index` → `history` → `workspace`, the agent also calling `providers`, with `text` used by all;
 //! `acp` starts its sessions' MCP servers through `mcp::client` (the one place rmcp's
 //! client side lives).
 //! This test reads the sources and fails when a module reaches against that direction,
 //! when LSP types, ACP types, MCP types or HTTP leak out of the layers that own them, when the
 //! index or the workspace layer writes where it must not (acp/ writes only through its
-//! client), when tantivy is used outside `index/`, when `syntax/` (pure: text in,
+//! client), when tantivy is used outside `index/` and `history/`, when gix is used outside
+//! `history/` or `history/` runs a program or writes outside the cache, when `syntax/` (pure: text in,
 //! definitions out) touches the disk or tree-sitter is used outside it, or when a
 //! source file grows past 600 lines.
 
@@ -25,6 +26,7 @@ const MAY_USE: &[(&str, &[&str])] = &[
             "agent",
             "tools",
             "index",
+            "history",
             "workspace",
             "providers",
         ],
@@ -36,6 +38,7 @@ const MAY_USE: &[(&str, &[&str])] = &[
             "agent",
             "tools",
             "index",
+            "history",
             "workspace",
             "providers",
         ],
@@ -48,6 +51,7 @@ const MAY_USE: &[(&str, &[&str])] = &[
             "agent",
             "tools",
             "index",
+            "history",
             "workspace",
             "providers",
         ],
@@ -61,21 +65,41 @@ const MAY_USE: &[(&str, &[&str])] = &[
             "agent",
             "tools",
             "index",
+            "history",
             "workspace",
             "providers",
         ],
     ),
     (
         "session",
-        &["agent", "tools", "index", "workspace", "providers"],
+        &[
+            "agent",
+            "tools",
+            "index",
+            "history",
+            "workspace",
+            "providers",
+        ],
     ),
     (
         "agent",
-        &["tools", "index", "workspace", "providers", "syntax"],
+        &[
+            "tools",
+            "index",
+            "history",
+            "workspace",
+            "providers",
+            "syntax",
+        ],
     ),
     // `providers` only for `ToolSpec`, the plain schema type both sides share.
-    ("tools", &["index", "workspace", "providers", "syntax"]),
-    ("index", &["workspace", "syntax"]),
+    (
+        "tools",
+        &["index", "history", "workspace", "providers", "syntax"],
+    ),
+    ("index", &["history", "workspace", "syntax"]),
+    // The repository's commits, blame and uncommitted changes, through gix.
+    ("history", &["workspace"]),
     ("workspace", &[]),
     // Pure: text and a language in, definitions out.
     ("syntax", &[]),
@@ -92,6 +116,7 @@ const LAYERS: &[&str] = &[
     "agent",
     "tools",
     "index",
+    "history",
     "workspace",
     "syntax",
     "providers",
@@ -342,13 +367,50 @@ fn the_index_runs_nothing_and_connects_nowhere() {
 }
 
 #[test]
+fn the_history_runs_nothing_and_connects_nowhere() {
+    // It reads the repository with a library and writes only its store in the cache:
+    // nothing a repository's configuration names (a filter, a hook, textconv) can run.
+    let found = lines_containing("history", RUNS_OR_CONNECTS);
+    assert!(
+        found.is_empty(),
+        "history/ must not run programs or open connections:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn only_the_history_uses_gix() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        if layer_of(&src, file).as_deref() == Some("history") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in code_lines(&text) {
+            if mentions(line, "gix::") || mentions(line, "use gix") {
+                found.push(format!("{}:{number}: {}", file.display(), line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "gix outside history/:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
 fn only_the_index_uses_tantivy() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
     let mut found = Vec::new();
     for file in &files {
-        if layer_of(&src, file).as_deref() == Some("index") {
+        // The history keeps its commits in a tantivy index of its own.
+        if matches!(layer_of(&src, file).as_deref(), Some("index" | "history")) {
             continue;
         }
         let text = std::fs::read_to_string(file).unwrap();

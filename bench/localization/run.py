@@ -9,7 +9,8 @@ Usage (from the repository root, after `cargo build --release`):
     python3 bench/localization/run.py --all      # both, reported apart
     options: --limit N (first N questions of each split), --repo OWNER/NAME, --id ID,
              --no-bm25, --binary PATH, --verbose, --cold (each ask on an empty cache,
-             without `copilot-ls index` first: what a first-time CLI user gets)
+             without `copilot-ls index` first: what a first-time CLI user gets),
+             --no-history (the old checkouts: git archive trees, no history)
 
 Metrics: file Acc@1/Acc@5 over distinct cited files, the share of tests/docs among the top
 5, and for real issues, per answer file among the top 5 (its first citation):
@@ -20,8 +21,15 @@ Metrics: file Acc@1/Acc@5 over distinct cited files, the share of tests/docs amo
 - "range holds a change": the cited [line, endLine] holds a changed line (lenient: a
   whole-class range holds any change in the class, so the median range is shown too).
 
-Checkouts go to .tmp/localization/<name>-<commit12> (made once, then reused); results
-to .tmp/localization/results.json. The repositories come from bare mirrors under
+Checkouts go to .tmp/localization/h-<name>-<commit12> (made once, then reused): git
+repositories sharing the mirror's objects, HEAD detached at the base, so the server sees the
+history up to it. A real issue whose base's last 300 first-parent ancestors include commits
+naming it (`#N`: earlier parts of the fix) is checked out at the first parent of the oldest
+of them instead, and its fix diffed from there. `--no-history` makes the old checkouts,
+.tmp/localization/<name>-<commit12> (git archive, the tree alone, each question at its own
+base). Results go to .tmp/localization/results.json (results-no-history.json,
+results-cold.json). COPILOT_LS_HISTORY, when set, is passed on to the asks; other
+COPILOT_LS_* variables are not. The repositories come from bare mirrors under
 $LOCALIZATION_MIRRORS (default /work/.mirror/OWNER+NAME/repo), which the agent's `fetch`
 tool makes (`fetch github:OWNER/NAME`); CI has no such tool, so this eval is not part of CI.
 """
@@ -51,12 +59,8 @@ def load(name):
         return json.load(f)["questions"]
 
 
-def checkout(repo, commit):
-    """The repository's tree at `commit`, extracted once into .tmp (git archive, so the
-    mirror is only read); an interrupted extraction is never mistaken for a finished one."""
-    dest = os.path.join(TMP, f"{repo.split('/')[1]}-{commit[:12]}")
-    if os.path.isdir(dest):
-        return dest
+def need_mirror(repo):
+    """The repository's bare mirror, or exit saying how to bring it."""
     gd = mirror_dir(repo)
     if not os.path.isdir(gd):
         sys.exit(
@@ -65,18 +69,109 @@ def checkout(repo, commit):
             f"dir under /work/.mirror/), or point LOCALIZATION_MIRRORS at a folder holding "
             f"OWNER+NAME/repo bare clones (git clone --mirror). CI cannot fetch; this eval "
             f"runs by hand.")
+    return gd
+
+
+def checkout(repo, commit, history=True):
+    """The repository at `commit`, made once into .tmp; an interrupted one is never
+    mistaken for a finished one (it is built in a `.partial` dir renamed when complete).
+
+    With `history` (the default): a real git repository, `h-<name>-<commit12>`, cloned
+    from the mirror with `--shared` (its objects read through alternates, nothing copied)
+    and checked out with HEAD detached at `commit`, so the commits reachable from HEAD
+    are the history up to it. The mirror's branches come along as remote refs (some run
+    past `commit`, as in any clone), but HEAD is `commit`. Without: the tree alone,
+    `<name>-<commit12>`, extracted with `git archive` (the runner before 2026-12-05)."""
+    name = repo.split('/')[1]
+    dest = os.path.join(TMP, f"{'h-' if history else ''}{name}-{commit[:12]}")
+    if os.path.isdir(dest):
+        if history and dest not in _verified:
+            head = subprocess.run(["git", "-C", dest, "rev-parse", "HEAD"],
+                                  capture_output=True, text=True).stdout.strip()
+            if head != commit:
+                sys.exit(f"{dest}: HEAD is {head or '?'}, not {commit}; remove the folder "
+                         f"and run again")
+            _verified.add(dest)
+        return dest
+    gd = need_mirror(repo)
     part = dest + ".partial"
     shutil.rmtree(part, ignore_errors=True)
-    os.makedirs(part)
-    arch = subprocess.Popen(["git", "--git-dir", gd, "archive", "--format=tar", commit],
-                            stdout=subprocess.PIPE)
-    with tarfile.open(fileobj=arch.stdout, mode="r|") as tar:
-        tar.extractall(part, filter="tar") if hasattr(tarfile, "data_filter") else \
-            tar.extractall(part)
-    if arch.wait() != 0:
-        sys.exit(f"git archive {commit} failed in {gd}")
+    if history:
+        for cmd in (["git", "clone", "--shared", "--no-checkout", "-q", gd, part],
+                    ["git", "-C", part, "config", "gc.auto", "0"],
+                    ["git", "-C", part, "checkout", "--detach", "-q", commit]):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"{' '.join(cmd)} failed: {r.stderr.strip()[:500]}")
+        head = subprocess.run(["git", "-C", part, "rev-parse", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        if head != commit:
+            sys.exit(f"{part}: HEAD is {head or '?'} after checking out {commit}")
+    else:
+        os.makedirs(part)
+        arch = subprocess.Popen(["git", "--git-dir", gd, "archive", "--format=tar", commit],
+                                stdout=subprocess.PIPE)
+        with tarfile.open(fileobj=arch.stdout, mode="r|") as tar:
+            tar.extractall(part, filter="tar") if hasattr(tarfile, "data_filter") else \
+                tar.extractall(part)
+        if arch.wait() != 0:
+            sys.exit(f"git archive {commit} failed in {gd}")
     os.rename(part, dest)
+    _verified.add(dest)
     return dest
+
+
+_verified = set()
+
+# ---- the history base: no part of the fix in the history --------------------------------
+
+ISSUE_URL = re.compile(r"/issues/(\d+)/?$")
+HISTORY_DEPTH = 300  # first-parent ancestors of the base searched for the issue's number
+_history_base_cache = {}
+
+
+def issue_ref(number):
+    """`#N` as a whole token: not `#N0`, not `x#N` nor `/#N` (a URL's anchor), not `&#N;`
+    (an HTML character reference: jsoup's `&#36;` is no reference to issue 36)."""
+    return re.compile(r"(?<![\w/&])#" + str(number) + r"\b")
+
+
+def history_base(q):
+    """The commit a real issue is checked out at when the checkout carries history, and
+    the commits that moved it there: the question's base, unless one of the base's last
+    300 first-parent ancestors (the base included) names the issue (`#N`), that is an
+    earlier part of the fix (or its test, or its docs) already in the history the server
+    reads; then the first parent of the oldest of them, so that none of the fix can vote.
+    Written questions, and sources that are no issue URL, keep their base."""
+    m = ISSUE_URL.search(q.get("source") or "")
+    if q["kind"] not in ("bug", "feature") or not m:
+        return q["base"], []
+    key = (q["repo"], q["base"], m.group(1))
+    if key not in _history_base_cache:
+        r = subprocess.run(["git", "--git-dir", need_mirror(q["repo"]), "log", "--first-parent",
+                            "-n", str(HISTORY_DEPTH), "--format=%H%x1f%P%x1f%B%x1e",
+                            q["base"]], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"git log {q['base']} failed for {q['id']}: {r.stderr.strip()[:500]}")
+        ref = issue_ref(m.group(1))
+        naming = []  # newest first
+        for rec in r.stdout.split("\x1e"):
+            rec = rec.strip("\n")
+            if not rec:
+                continue
+            sha, parents, body = rec.split("\x1f", 2)
+            if ref.search(body):
+                naming.append({"commit": sha, "parent": (parents.split() or [None])[0],
+                               "subject": body.strip().splitlines()[0] if body.strip() else ""})
+        if not naming:
+            _history_base_cache[key] = (q["base"], [])
+        elif naming[-1]["parent"] is None:
+            sys.exit(f"{q['id']}: the root commit {naming[-1]['commit']} names #{m.group(1)}")
+        else:
+            _history_base_cache[key] = (naming[-1]["parent"],
+                                        [{"commit": c["commit"], "subject": c["subject"]}
+                                         for c in naming])
+    return _history_base_cache[key]
 
 
 # `--cold` points every ask at an empty cache of its own (a machine that has never seen
@@ -89,6 +184,13 @@ def ask_env():
            if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY") and not k.startswith("COPILOT_LS_")}
     env["COPILOT_LS_PROVIDER"] = "none"
     env["COPILOT_LS_CACHE_DIR"] = CACHE
+    # The history signal's switch, passed on as the caller set it (to compare with and
+    # without it on the same checkouts).
+    # The fusion's parameters too (`COPILOT_LS_HISTORY_FUSION=k,weight,voters,files`,
+    # index/past_changes.rs), for deciding them on the tuning split.
+    for name in ("COPILOT_LS_HISTORY", "COPILOT_LS_HISTORY_FUSION"):
+        if name in os.environ:
+            env[name] = os.environ[name]
     return env
 
 
@@ -333,6 +435,9 @@ def main():
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--cold", action="store_true",
                     help="every ask on an empty cache, with no `copilot-ls index` before it")
+    ap.add_argument("--no-history", action="store_true",
+                    help="the old checkouts: the base's tree alone (git archive), no git "
+                         "history, and every question at its own base")
     a = ap.parse_args()
     global CACHE
     if not os.access(a.binary, os.X_OK):
@@ -346,8 +451,19 @@ def main():
     os.makedirs(TMP, exist_ok=True)
     bm25_cache, rows = {}, []
     started = time.monotonic()
+    history = not a.no_history
+    moved = []
     for i, (split, q) in enumerate(todo, 1):
-        ws = checkout(q["repo"], q["base"])
+        base, naming = history_base(q) if history else (q["base"], [])
+        if naming:
+            moved.append((q, base, naming))
+        ws = checkout(q["repo"], base, history)
+        # The fix is diffed from the commit checked out, the outline read there.
+        q_at = dict(q, base=base)
+        missing = [f for f in q["answers"] if not os.path.isfile(os.path.join(ws, f))]
+        if missing:
+            print(f"{q['id']}: answer files not in the checkout at {base[:12]}: "
+                  f"{', '.join(missing)}", file=sys.stderr)
         try:
             if a.cold:
                 CACHE = os.path.join(TMP, "cold-cache")
@@ -359,10 +475,11 @@ def main():
             print(f"{q['id']}: {e}", file=sys.stderr)
             ours, spans, secs = [], {}, None
         row = {"id": q["id"], "split": split, "kind": q["kind"], "repo": q["repo"],
-               "answers": q["answers"], "ours_files": ours[:10],
+               "answers": q["answers"], "checkout_base": base,
+               "base_moved_by": naming, "ours_files": ours[:10],
                "ours_spans": {f: spans[f] for f in ours[:5]}, "ask_secs": secs,
                "ours": score(ours, q["answers"]),
-               "cited_in_def": cited_in_definition(a.binary, ws, q, ours, spans)}
+               "cited_in_def": cited_in_definition(a.binary, ws, q_at, ours, spans)}
         if not a.no_bm25:
             if ws not in bm25_cache:
                 bm25_cache.clear()  # one checkout's index at a time keeps memory small
@@ -404,14 +521,33 @@ def main():
               + ("(each on an empty cache: the index built by the ask itself)" if a.cold else
                  "(the checkout's index built beforehand by `copilot-ls index`)")
               + f"; {time.monotonic() - started:.0f} s in all")
+    if history:
+        print(f"\ncheckouts with history (HEAD detached at the base); {len(moved)} "
+              f"question{'s' if len(moved) != 1 else ''} moved their base before earlier "
+              f"commits of their fix" + (":" if moved and a.verbose else ""))
+        if a.verbose:
+            for q, base, naming in moved:
+                n = len(naming)
+                print(f"  {q['id']}: {q['base'][:12]} -> {base[:12]}, before "
+                      f"{n} commit{'s' if n != 1 else ''} naming "
+                      f"#{ISSUE_URL.search(q['source']).group(1)}: "
+                      + "; ".join(f"{c['commit'][:12]} {c['subject'][:60]!r}" for c in naming))
+    else:
+        print("\ncheckouts without history (--no-history: git archive, each question at "
+              "its own base)")
     result = {
         "binary": a.binary,
+        "history": history,
+        "moved_bases": {q["id"]: {"base": q["base"], "checkout_base": base,
+                                  "commits_naming_the_issue": naming}
+                        for q, base, naming in moved},
         "summary": {f"{s}/{k}": {"ours": summarize(rs, "ours"),
                                  **({"bm25": summarize(rs, "bm25")} if with_bm25 else {})}
                     for (s, k), rs in groups},
         "rows": rows,
     }
-    out = os.path.join(TMP, "results-cold.json" if a.cold else "results.json")
+    out = os.path.join(TMP, "results" + ("-cold" if a.cold else "")
+                       + ("-no-history" if a.no_history else "") + ".json")
     with open(out, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=1)
     print(f"results: {os.path.relpath(out, ROOT)}")

@@ -1,8 +1,9 @@
 //! Slash commands: answers straight from the index and the tools, never from a model,
 //! advertised with `available_commands_update` after `session/new` and `session/load`.
 //! `/find NAME`, `/references NAME`, `/outline PATH`, `/search TEXT`, `/locate
-//! QUESTION` (the ranked places of a no-model ask) and `/index` (what the index holds
-//! and whether it is complete). Each runs the tool the model would call, by name, so
+//! QUESTION` (the ranked places of a no-model ask), `/history PATH` (the commits that
+//! changed a file or folder, or the newest without one) and `/index` (what the index
+//! holds and whether it is complete). Each runs the tool the model would call, by name, so
 //! its output is bounded and redacted the same way.
 
 use std::time::Duration;
@@ -27,6 +28,7 @@ pub enum Command {
     Outline,
     Search,
     Locate,
+    History,
     Index,
 }
 
@@ -61,6 +63,12 @@ const COMMANDS: &[(Command, &str, &str, Option<&str>)] = &[
         "locate",
         "The places that best match a question, ranked by copilot-ls's own search (no model)",
         Some("QUESTION"),
+    ),
+    (
+        Command::History,
+        "history",
+        "The commits that changed a file or folder, newest first; the newest without one (no model)",
+        Some("PATH"),
     ),
     (
         Command::Index,
@@ -118,6 +126,8 @@ pub async fn run(session: &AcpSession, command: Command, argument: String) -> St
         Command::Outline => tool(session, "file_outline", json!({"path": argument})).await,
         Command::Search => tool(session, "search_code", json!({"pattern": argument})).await,
         Command::Locate => locate(session, argument).await,
+        Command::History if argument.is_empty() => tool(session, "git_log", json!({})).await,
+        Command::History => tool(session, "git_log", json!({"path": argument})).await,
         Command::Index => index_report(session),
     }
 }
@@ -199,8 +209,21 @@ fn index_report(session: &AcpSession) -> String {
     } else {
         "It is still being built: answers may miss places for now."
     };
+    let history = index.history().state();
+    let history = match history.reason {
+        None => format!(" Its history holds {} commits.", history.commits),
+        Some(crate::history::Reason::Off) => " History is turned off.".to_string(),
+        Some(crate::history::Reason::NoRepository) => {
+            " It is not in a git repository, so it has no history.".to_string()
+        }
+        Some(reason) => format!(
+            " Its history holds {} commits (incomplete: {}).",
+            history.commits,
+            reason.as_str()
+        ),
+    };
     format!(
-        "The index of `{}` holds {} files, {} chunks and {} definitions, {place}. {state}",
+        "The index of `{}` holds {} files, {} chunks and {} definitions, {place}. {state}{history}",
         session.updates.root.display(),
         index.file_count(),
         index.chunk_count(),
@@ -225,6 +248,10 @@ mod tests {
         );
         assert_eq!(parse("/unknown x"), None);
         assert_eq!(parse("find x"), None);
-        assert_eq!(available().len(), 6);
+        assert_eq!(
+            parse("/history src/a.rs"),
+            Some((Command::History, "src/a.rs".into()))
+        );
+        assert_eq!(available().len(), 7);
     }
 }

@@ -19,6 +19,7 @@ pub mod instructions;
 mod no_provider;
 mod options;
 mod place_lines;
+mod related_changes;
 mod sanitize;
 mod shown_input;
 mod spread;
@@ -200,6 +201,7 @@ impl Agent<'_> {
                 self.workspace,
                 &input,
                 self.settings.encoding,
+                self.index.as_ref().map(|index| index.history()),
             ));
         };
         let started = Instant::now();

@@ -4,8 +4,10 @@
 use super::citations::{check, CitedLines};
 use super::definition_extent::{definition_end, indent};
 use super::place_lines::{self, first_code_line, name_overlap};
+use super::related_changes;
 use super::spread::{self, files_first};
 use super::{AgentOutcome, AskInput, AskStats, StopReason};
+use crate::history::History;
 use crate::index::RetrievalHit;
 use crate::syntax::{self, Symbol, SymbolKind};
 use crate::text::PositionEncoding;
@@ -42,10 +44,25 @@ pub fn model_candidates(search: &dyn Fn(usize) -> Vec<RetrievalHit>) -> Vec<Retr
     search(spread::MODEL_CANDIDATES)
 }
 
-pub fn answer(workspace: &Workspace, input: &AskInput, encoding: PositionEncoding) -> AgentOutcome {
+/// The places for the question, then the past changes that match it strongly and
+/// changed the cited files (from `history`, when the root has one).
+pub fn answer(
+    workspace: &Workspace,
+    input: &AskInput,
+    encoding: PositionEncoding,
+    history: Option<&History>,
+) -> AgentOutcome {
     let preamble = "No model is configured, so this answer lists the places in the workspace that best match your question, found by copilot-ls's own search. \
          To get written answers, set `provider` (`openai` or `anthropic`) and the API key variable, or point `baseUrl` at a local server such as Ollama or llama.cpp.\n\n";
-    ranked_places(workspace, input, encoding, preamble)
+    let mut outcome = ranked_places(workspace, input, encoding, preamble);
+    if let Some(history) = history {
+        let mut cited: Vec<String> = outcome.citations.iter().map(|c| c.path.clone()).collect();
+        cited.dedup();
+        outcome
+            .answer
+            .push_str(&related_changes::section(history, &input.question, &cited));
+    }
+    outcome
 }
 
 /// The same places without the note about configuring a model: what was asked for

@@ -53,6 +53,12 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
         index.symbol_count(),
         index.bytes_on_disk(),
     );
+    let history = index.history().state();
+    let history_json = serde_json::json!({
+        "commits": history.commits,
+        "complete": history.complete,
+        "reason": history.reason.map(|reason| reason.as_str()),
+    });
     let mut stdout = std::io::stdout().lock();
     let written = if json {
         let result = serde_json::json!({
@@ -64,6 +70,7 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
             "bytes": bytes,
             // Paths the walk or the reads could not reach (permissions, PATH_MAX).
             "unreached": report.unreached,
+            "history": history_json,
         });
         writeln!(stdout, "{result}")
     } else {
@@ -71,9 +78,17 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
             Location::Disk(dir) => dir.display().to_string(),
             Location::Memory(_) => "memory".to_string(),
         };
+        let history = match history.reason {
+            None => format!("{} commits of history", history.commits),
+            Some(reason) => format!(
+                "{} commits of history (incomplete: {})",
+                history.commits,
+                reason.as_str()
+            ),
+        };
         writeln!(
             stdout,
-            "{files} files, {chunks} chunks, {symbols} symbols\n{} files read in {seconds:.2} s\n{bytes} bytes on disk at {location}",
+            "{files} files, {chunks} chunks, {symbols} symbols, {history}\n{} files read in {seconds:.2} s\n{bytes} bytes on disk at {location}",
             report.files_read
         )
     };

@@ -237,6 +237,15 @@ fn lines_text<'a>(text: &'a str, lines: &[&str]) -> &'a str {
 }
 
 /// Lines without their terminators (a `\r` before the `\n` is not part of the line).
+/// Lines `start..=end` (1-based) of `text`.
+pub fn excerpt(text: &str, start: usize, end: usize) -> Option<String> {
+    let lines = split_lines(text);
+    if start == 0 || start > lines.len() {
+        return None;
+    }
+    Some(lines[start - 1..end.min(lines.len())].join("\n"))
+}
+
 pub fn split_lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n')
         .map(|raw| {

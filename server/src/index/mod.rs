@@ -38,6 +38,7 @@ mod file_kind;
 mod file_name;
 mod follower;
 mod named;
+mod past_changes;
 mod progress_file;
 mod query;
 mod quoted;
@@ -130,6 +131,8 @@ struct Inner {
     /// Paths indexed with the editor's text: the disk does not override them.
     editor_paths: Mutex<FxHashSet<String>>,
     sandbox: Sandbox,
+    /// The root's history (`past_changes.rs`), read after the files.
+    history: crate::history::History,
     ready: Mutex<bool>,
     ready_changed: Condvar,
     /// One refresh at a time.
@@ -193,6 +196,8 @@ impl RetrievalIndex {
         // whether it completed.
         *lock(&self.inner.ready) = true;
         self.inner.ready_changed.notify_all();
+        // After the files: reading history never delays them.
+        self.inner.history.refresh();
         report
     }
 
@@ -367,11 +372,25 @@ impl RetrievalIndex {
         let layered = overlay
             .as_ref()
             .map(|o| (o.store.reader.searcher(), lock(&o.hidden).clone()));
+        let fusion = past_changes::Fusion::current();
+        let voted = past_changes::votes(&self.inner, &self.inner.history, query, fusion);
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let layer = layered
                 .as_ref()
                 .map(|(searcher, hidden)| search::Layer { searcher, hidden });
-            search::search(&searcher, layer, &self.inner.fields, query, limit, ranking)
+            let past = search::PastChanges {
+                voted: &voted,
+                fusion,
+            };
+            search::search(
+                &searcher,
+                layer,
+                &self.inner.fields,
+                query,
+                limit,
+                ranking,
+                past,
+            )
         }));
         let found = match found {
             Ok(Ok(found)) => found,
@@ -401,7 +420,7 @@ impl RetrievalIndex {
                     Some((text, symbols(&found.path).map(Arc::new)))
                 });
                 let (file, file_symbols) = file.as_ref()?;
-                let text = excerpt(file, found.start_line, found.end_line)?;
+                let text = analyze::excerpt(file, found.start_line, found.end_line)?;
                 Some(RetrievalHit {
                     path: found.path,
                     start_line: found.start_line,
@@ -537,7 +556,9 @@ impl Inner {
         let known = opened.files.values().filter(|s| s.text).count();
         coverage.walked(known);
         coverage.set_indexed(known);
+        let history = past_changes::open_history(&sandbox, &opened.location);
         Inner {
+            history,
             fields: opened.fields,
             store: RwLock::new(Arc::new(Store::new(
                 opened.index,
@@ -577,15 +598,6 @@ fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Lines `start..=end` (1-based) of `text`.
-fn excerpt(text: &str, start: usize, end: usize) -> Option<String> {
-    let lines = analyze::split_lines(text);
-    if start == 0 || start > lines.len() {
-        return None;
-    }
-    Some(lines[start - 1..end.min(lines.len())].join("\n"))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument, Term, TERMINATED};
 
 use super::analyze::decode_definitions;
+use super::past_changes;
 use super::query::{self, ParsedQuestion};
 use super::quoted;
 use super::rank::{self, Candidate, Corpus, QuotedKey, Ranking, TermStats};
@@ -52,6 +53,13 @@ pub struct Layer<'a> {
     pub hidden: &'a FxHashSet<String>,
 }
 
+/// The files similar past changes changed, best first, and how to fuse them
+/// (`past_changes.rs`); empty for no history.
+pub struct PastChanges<'a> {
+    pub voted: &'a [(String, f32)],
+    pub fusion: past_changes::Fusion,
+}
+
 pub fn search(
     searcher: &Searcher,
     layer: Option<Layer<'_>>,
@@ -59,6 +67,7 @@ pub fn search(
     query: &str,
     limit: usize,
     ranking: Ranking,
+    past: PastChanges<'_>,
 ) -> tantivy::Result<Vec<Found>> {
     if limit == 0 {
         return Ok(Vec::new());
@@ -159,7 +168,7 @@ pub fn search(
         .iter()
         .map(|t| t.term.text.clone())
         .collect();
-    Ok(rank::rank(&candidates, &corpus, limit, ranking)
+    let found: Vec<Found> = rank::rank(&candidates, &corpus, limit, ranking)
         .into_iter()
         .map(|scored| {
             let candidate = &candidates[scored.candidate];
@@ -172,7 +181,47 @@ pub fn search(
                 ranked_down: scored.ranked_down,
             }
         })
-        .collect())
+        .collect();
+    if past.voted.is_empty() || ranking != Ranking::Tuned {
+        return Ok(found);
+    }
+    // A voted file the candidates missed enters with its chunk that best matches the
+    // question (or its first, when none does).
+    let chunk_of = |path: &str| -> Option<Found> {
+        let in_file = TermQuery::new(
+            Term::from_field_text(fields.path, path),
+            IndexRecordOption::Basic,
+        );
+        let chunks = TermQuery::new(
+            Term::from_field_text(fields.kind, KIND_CHUNK),
+            IndexRecordOption::Basic,
+        );
+        let best = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(in_file) as Box<dyn Query>),
+            (Occur::Must, Box::new(chunks)),
+            (Occur::Should, Box::new(query.clone())),
+        ]);
+        let top = searcher
+            .search(
+                &best,
+                &tantivy::collector::TopDocs::with_limit(1).order_by_score(),
+            )
+            .ok()?;
+        let address = top.first()?.1;
+        let read = self::candidates(searcher, fields, &corpus, &[address]).ok()?;
+        let candidate = read.first()?;
+        Some(Found {
+            path: candidate.path.clone(),
+            start_line: candidate.start_line as usize + 1,
+            end_line: candidate.end_line as usize,
+            score: 0.0,
+            symbol: super::named::best_symbol(candidate, &wanted, &corpus),
+            ranked_down: false,
+        })
+    };
+    let mut fused = past_changes::fuse(found, past.voted, past.fusion, &chunk_of);
+    fused.truncate(limit);
+    Ok(fused)
 }
 
 fn corpus(

@@ -127,11 +127,13 @@ impl Session {
         let events: IndexEvents = lock(&self.index_events)
             .clone()
             .unwrap_or_else(|| Arc::new(|_| {}));
+        let history_wanted = self.settings().history;
         let task = tokio::task::spawn_blocking(move || {
             let index = match open_index(&state, &workspace) {
                 Ok(index) => index,
                 Err(why) => return (Vec::new(), IndexState::NotIndexed(why)),
             };
+            index.history().set_wanted(history_wanted);
             if index.claim_refresh() {
                 let index = index.clone();
                 std::thread::spawn(move || refresh(&index, &events));
@@ -139,6 +141,8 @@ impl Session {
             index.wait_ready(INDEX_WAIT);
             let changes = pending_changes(&state, &workspace, &documents, &changed_on_disk);
             index.apply(changes);
+            // A commit made since the last ask (HEAD moved) is read now, cheaply.
+            index.refresh_history();
             // Read before searching: what the search saw is at least this much.
             let coverage = index.coverage();
             (

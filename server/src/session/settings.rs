@@ -52,6 +52,9 @@ pub struct Settings {
     pub request_timeout_secs: u64,
     /// The output limit of one model call (`maxOutputTokens`).
     pub max_output_tokens: u32,
+    /// Whether the repository's history is read and used (`history`; the environment's
+    /// `COPILOT_LS_HISTORY=off` turns it off whatever this says).
+    pub history: bool,
 }
 
 /// `maxOutputTokens` unless configured: enough for a long answer with citations, and a
@@ -71,6 +74,7 @@ impl Default for Settings {
             stream: true,
             request_timeout_secs: 120,
             max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+            history: true,
         }
     }
 }
@@ -200,6 +204,10 @@ impl Settings {
                     _ => problems.push(format!(
                         "maxOutputTokens must be a whole number of tokens from 1 to {MAX_OUTPUT_TOKENS_LIMIT}, got {value}"
                     )),
+                },
+                "history" => match as_bool(value) {
+                    Some(b) => self.history = b,
+                    None => problems.push(format!("history must be true or false, got {value}")),
                 },
                 other if CLIENT_KEYS.contains(&other) => {}
                 other => problems.push(format!("unknown setting {other:?} (ignored)")),

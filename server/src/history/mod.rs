@@ -1,0 +1,428 @@
+//! The repository's history: the commits reachable from HEAD, read with a git library
+//! into a store of their own beside the workspace index, brought up to date
+//! incrementally, and searched by message and by path (for the ranking's vote and the
+//! `git_log` tool); blame and the uncommitted changes (`blame.rs`, `diff.rs`).
+//!
+//! - `repository`: finding the repository a root lies in and opening it isolated.
+//! - `read`: walking from HEAD (never another ref: a clone's branches ahead of HEAD are
+//!   the future, and must not vote) and reading each commit's changed paths.
+//! - `store`: the commits in tantivy, and the meta file with the HEAD they were read at.
+//! - `vote`: a question's words → the files similar past changes changed.
+//!
+//! Invariants: never starts `git` or anything a repository's configuration names; never
+//! writes to the repository; only paths inside the root are kept or shown; bounded
+//! (`COPILOT_LS_HISTORY_MAX_COMMITS`, default 50,000); a repository it cannot read fully
+//! gives what it could read and says why.
+
+pub mod blame;
+pub mod diff;
+mod read;
+mod repository;
+mod store;
+pub mod vote;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, RwLock};
+
+use rustc_hash::FxHashMap;
+
+pub use self::repository::Repository;
+use self::store::{Meta, Store};
+
+/// The most commits read by default.
+pub const DEFAULT_MAX_COMMITS: usize = 50_000;
+
+/// Why the history is not complete (`copilot-ls index --json`, PROTOCOL.md section 10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    Off,
+    NoRepository,
+    UnbornHead,
+    Shallow,
+    UnreadableObjects,
+    Bound,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Off => "off",
+            Reason::NoRepository => "no_repository",
+            Reason::UnbornHead => "unborn_head",
+            Reason::Shallow => "shallow",
+            Reason::UnreadableObjects => "unreadable_objects",
+            Reason::Bound => "bound",
+        }
+    }
+}
+
+/// One commit as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitRecord {
+    /// Full hex id.
+    pub id: String,
+    /// Author time, seconds since the epoch.
+    pub time: i64,
+    /// Author name (never the e-mail address).
+    pub author: String,
+    pub subject: String,
+    pub body: String,
+    /// Root-relative paths it changed against its first parent.
+    pub files: Vec<ChangedFile>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub path: String,
+    /// The path it had before, when the commit renamed it.
+    pub old_path: Option<String>,
+}
+
+/// What the store holds and how complete it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistoryState {
+    pub commits: usize,
+    pub complete: bool,
+    pub reason: Option<Reason>,
+}
+
+/// How the history is read: on or off, and its bound.
+#[derive(Clone, Copy, Debug)]
+pub struct HistoryOptions {
+    pub enabled: bool,
+    pub max_commits: usize,
+}
+
+impl HistoryOptions {
+    /// `COPILOT_LS_HISTORY=off` (or `false`, `0`) turns it off;
+    /// `COPILOT_LS_HISTORY_MAX_COMMITS` bounds it.
+    pub fn from_env() -> HistoryOptions {
+        let enabled = !matches!(
+            std::env::var("COPILOT_LS_HISTORY")
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+                .as_str(),
+            "off" | "false" | "0" | "no"
+        );
+        let max_commits = std::env::var("COPILOT_LS_HISTORY_MAX_COMMITS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_MAX_COMMITS);
+        HistoryOptions {
+            enabled,
+            max_commits,
+        }
+    }
+}
+
+/// Turns a text into search terms (the index's tokenizer, handed down).
+pub type Tokenize = fn(&str, &mut dyn FnMut(&str));
+
+/// One root's history.
+pub struct History {
+    root: PathBuf,
+    store: RwLock<Store>,
+    options: HistoryOptions,
+    /// The editor's `history` setting (the environment's `COPILOT_LS_HISTORY=off` wins).
+    wanted: AtomicBool,
+    tokenize: Tokenize,
+    /// One refresh at a time.
+    refreshing: Mutex<()>,
+    /// old path → the path it has now, following every rename the store knows;
+    /// rebuilt after a refresh that changed the store.
+    renamed: RwLock<Option<FxHashMap<String, String>>>,
+    /// Why the history could not be read at all, when it could not (no repository, off).
+    unavailable: RwLock<Option<Reason>>,
+}
+
+impl History {
+    /// The history of `root` (canonical), kept in `dir` (or in memory). Cheap: nothing is
+    /// read from the repository until `refresh`.
+    pub fn open(
+        root: &Path,
+        dir: Option<&Path>,
+        options: HistoryOptions,
+        tokenize: Tokenize,
+    ) -> History {
+        let store = Store::open(dir.filter(|_| options.enabled));
+        History {
+            root: root.to_path_buf(),
+            store: RwLock::new(store),
+            options,
+            wanted: AtomicBool::new(true),
+            tokenize,
+            refreshing: Mutex::new(()),
+            renamed: RwLock::new(None),
+            unavailable: RwLock::new((!options.enabled).then_some(Reason::Off)),
+        }
+    }
+
+    /// The editor's `history` setting: off, nothing is read, searched or shown.
+    pub fn set_wanted(&self, wanted: bool) {
+        self.wanted.store(wanted, Ordering::Relaxed);
+    }
+
+    fn enabled(&self) -> bool {
+        self.options.enabled && self.wanted.load(Ordering::Relaxed)
+    }
+
+    pub fn state(&self) -> HistoryState {
+        if !self.enabled() {
+            return HistoryState {
+                commits: 0,
+                complete: false,
+                reason: Some(Reason::Off),
+            };
+        }
+        if let Some(reason) = *read(&self.unavailable) {
+            return HistoryState {
+                commits: 0,
+                complete: false,
+                reason: Some(reason),
+            };
+        }
+        let store = read(&self.store);
+        HistoryState {
+            commits: store.count(),
+            complete: store.meta.head.is_some() && store.meta.reason.is_none(),
+            reason: store.meta.reason,
+        }
+    }
+
+    /// Whether there is anything to search.
+    pub fn is_empty(&self) -> bool {
+        !self.enabled() || read(&self.unavailable).is_some() || read(&self.store).count() == 0
+    }
+
+    /// Brings the store up to date with HEAD: only the commits it has not seen are read;
+    /// those no longer reachable (a rebase, a checkout of an older commit) are dropped.
+    pub fn refresh(&self) {
+        let _one = lock(&self.refreshing);
+        self.read_new();
+    }
+
+    /// `refresh`, unless one is running (the first, cold read): an ask never waits for
+    /// it.
+    pub fn refresh_if_idle(&self) {
+        if let Ok(_one) = self.refreshing.try_lock() {
+            self.read_new();
+        }
+    }
+
+    /// `refresh`'s work, with the refresh lock held.
+    fn read_new(&self) {
+        if !self.enabled() {
+            return;
+        }
+        let repo = match Repository::open(&self.root) {
+            Ok(repo) => repo,
+            Err(reason) => {
+                *write(&self.unavailable) = Some(reason);
+                return;
+            }
+        };
+        let head = match repo.head() {
+            Ok(Some(head)) => head,
+            Ok(None) => {
+                *write(&self.unavailable) = Some(Reason::UnbornHead);
+                return;
+            }
+            Err(reason) => {
+                *write(&self.unavailable) = Some(reason);
+                return;
+            }
+        };
+        *write(&self.unavailable) = None;
+        let hex = head.to_hex().to_string();
+        let meta = read(&self.store).meta.clone();
+        // A shallow clone since deepened (`git fetch --unshallow`) has history the store
+        // never saw, behind commits it already holds: read it all again.
+        let deepened = meta.reason == Some(Reason::Shallow) && !repo.is_shallow();
+        if meta.head.as_deref() == Some(hex.as_str()) && !deepened {
+            return;
+        }
+        let started = std::time::Instant::now();
+        let Some(mut writer) = read(&self.store).writer() else {
+            tracing::debug!("history: another process writes this store");
+            return;
+        };
+        let old = meta
+            .head
+            .as_deref()
+            .and_then(|old| gix::ObjectId::from_hex(old.as_bytes()).ok());
+        let mut next = Meta {
+            head: Some(hex),
+            ..meta.clone()
+        };
+        let mut incremental = old.is_some() && !deepened;
+        let mut gone = Vec::new();
+        if let Some(old) = old {
+            // What the old HEAD reached that the new one does not: a sideways move.
+            let walked = read::walk(&repo, old, Some(head), usize::MAX);
+            if walked.stopped.is_some() {
+                incremental = false;
+            } else {
+                gone = walked.ids;
+            }
+        }
+        let store = read(&self.store);
+        if !incremental {
+            store.delete_all(&writer);
+            next.seq = 0;
+            next.reason = None;
+        }
+        for id in &gone {
+            store.delete(&writer, &id.to_hex().to_string());
+        }
+        let hidden = if incremental { old } else { None };
+        let walked = read::walk(&repo, head, hidden, self.options.max_commits);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let (records, unreadable) = read::read_commits(&repo, &walked.ids, threads);
+        let position: FxHashMap<String, usize> = walked
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.to_hex().to_string(), i))
+            .collect();
+        let total = walked.ids.len() as u64;
+        let mut words = String::new();
+        for record in &records {
+            words.clear();
+            let mut push = |term: &str| {
+                words.push_str(term);
+                words.push(' ');
+            };
+            (self.tokenize)(&record.subject, &mut push);
+            (self.tokenize)(&record.body, &mut push);
+            let seq = next.seq + total - position.get(&record.id).copied().unwrap_or(0) as u64;
+            store.add(&writer, record, seq, &words);
+        }
+        next.seq += total;
+        let reason = walked
+            .stopped
+            .or_else(|| repo.is_shallow().then_some(Reason::Shallow))
+            .or_else(|| (unreadable > 0).then_some(Reason::UnreadableObjects));
+        if reason.is_some() || !incremental {
+            next.reason = reason;
+        }
+        drop(store);
+        let mut store = write(&self.store);
+        if let Err(error) = store.commit(&mut writer, next.clone()) {
+            tracing::warn!("history: cannot save: {error}");
+        }
+        // The bound holds after an incremental read too: the oldest go.
+        let surplus = store.count().saturating_sub(self.options.max_commits);
+        if surplus > 0 {
+            store.drop_oldest(&writer, surplus);
+            next.reason = Some(Reason::Bound);
+            next.commits = store.count();
+            if let Err(error) = store.commit(&mut writer, next.clone()) {
+                tracing::warn!("history: cannot save: {error}");
+            }
+        }
+        next.commits = store.count();
+        store.meta.commits = next.commits;
+        drop(store);
+        *write(&self.renamed) = None;
+        tracing::info!(
+            "history: {} commits read ({} gone) in {:.2} s, {} held",
+            records.len(),
+            gone.len(),
+            started.elapsed().as_secs_f64(),
+            next.commits
+        );
+    }
+
+    /// The commits whose messages best match `text`, best first, with their scores.
+    pub fn similar(&self, text: &str, limit: usize) -> Vec<(f32, CommitRecord)> {
+        self.search(text, None, limit)
+    }
+
+    /// `similar`, only among the commits that changed one of `paths`.
+    pub fn search(
+        &self,
+        text: &str,
+        paths: Option<&[String]>,
+        limit: usize,
+    ) -> Vec<(f32, CommitRecord)> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let mut counts: FxHashMap<String, f32> = FxHashMap::default();
+        (self.tokenize)(text, &mut |term| {
+            *counts.entry(term.to_string()).or_default() += 1.0;
+        });
+        let mut terms: Vec<(String, f32)> = counts.into_iter().collect();
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        read(&self.store).search(&terms, paths, limit)
+    }
+
+    /// The newest commits, all or those that changed one of `paths`.
+    pub fn newest(&self, paths: Option<&[String]>, limit: usize) -> Vec<CommitRecord> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        read(&self.store).newest(paths, limit)
+    }
+
+    /// One commit by its full hex id.
+    pub fn commit(&self, id: &str) -> Option<CommitRecord> {
+        read(&self.store).get(id)
+    }
+
+    /// `path` and every name it had before, following the renames the store knows
+    /// (newest first), for "the commits that changed this file".
+    pub fn names_of(&self, path: &str) -> Vec<String> {
+        let renames = read(&self.store).renames();
+        let mut names = vec![path.to_string()];
+        let mut current = path.to_string();
+        for (old, new, _) in renames.iter().rev() {
+            if *new == current && !names.contains(old) {
+                names.push(old.clone());
+                current = old.clone();
+            }
+        }
+        names
+    }
+
+    /// The path `path` has now, following renames made after it was changed; `None`
+    /// when none renamed it.
+    pub fn renamed_to(&self, path: &str) -> Option<String> {
+        if read(&self.renamed).is_none() {
+            let mut map: FxHashMap<String, String> = FxHashMap::default();
+            // Newest first: where a renamed file went later is known by then.
+            for (old, new, _) in read(&self.store).renames().into_iter().rev() {
+                let now = map.get(&new).cloned().unwrap_or(new);
+                map.entry(old).or_insert(now);
+            }
+            *write(&self.renamed) = Some(map);
+        }
+        read(&self.renamed).as_ref()?.get(path).cloned()
+    }
+}
+
+/// A commit time as people read it: `YYYY-MM-DD`, in UTC.
+pub fn date(seconds: i64) -> String {
+    gix::date::Time::new(seconds, 0).format_or_unix(gix::date::time::format::SHORT)
+}
+
+/// A commit id as shown: its first 10 hex digits.
+pub fn short_id(id: &str) -> &str {
+    &id[..id.len().min(10)]
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn lock<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

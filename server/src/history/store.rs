@@ -1,0 +1,406 @@
+//! Where the commits read from a repository are kept: a tantivy index of its own beside
+//! the workspace index (`<index dir>.history/`, or in memory), one document per commit,
+//! and a meta file saying which HEAD it was read at and how complete it is.
+//!
+//! A commit's message is searched by its words (BM25, the terms made by the index's own
+//! tokenizer, handed over with a space after each, as the workspace index does); its
+//! changed paths, each with its folders, are terms a path filter matches; the rest is
+//! stored. Tantivy does what a search engine does (scoring, persistence, deletes) so
+//! this file only says what goes in.
+
+use std::path::{Path, PathBuf};
+
+use tantivy::collector::TopDocs;
+use tantivy::directory::MmapDirectory;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value, FAST,
+    STORED, STRING,
+};
+use tantivy::{doc, Index, IndexReader, IndexWriter, Order, TantivyDocument, Term};
+
+use super::{ChangedFile, CommitRecord, Reason};
+
+/// Bump when the schema or what a commit record holds changes.
+const FORMAT: u32 = 1;
+const META_FILE: &str = "history.json";
+/// One indexing thread with tantivy's smallest useful arena: commits are small.
+const WRITER_BUDGET: usize = 16 * 1024 * 1024;
+
+#[derive(Clone, Copy)]
+struct Fields {
+    id: Field,
+    /// Author time, seconds since the epoch.
+    time: Field,
+    /// Walk order: higher is newer (HEAD's own commit highest).
+    seq: Field,
+    author: Field,
+    subject: Field,
+    body: Field,
+    words: Field,
+    paths: Field,
+    files: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut schema = Schema::builder();
+    let words = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("whitespace")
+            .set_index_option(IndexRecordOption::WithFreqs)
+            .set_fieldnorms(true),
+    );
+    let number = NumericOptions::default().set_stored().set_fast();
+    let fields = Fields {
+        id: schema.add_text_field("id", STRING | STORED),
+        time: schema.add_i64_field("time", number.clone()),
+        seq: schema.add_u64_field("seq", number | FAST),
+        author: schema.add_text_field("author", STORED),
+        subject: schema.add_text_field("subject", STORED),
+        body: schema.add_text_field("body", STORED),
+        words: schema.add_text_field("words", words),
+        paths: schema.add_text_field("paths", STRING),
+        files: schema.add_text_field("files", STORED),
+    };
+    (schema.build(), fields)
+}
+
+/// What the meta file says: the HEAD the store was read at and how complete it is.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Meta {
+    pub format: u32,
+    /// Hex id of the HEAD commit read, `None` before the first read.
+    pub head: Option<String>,
+    pub commits: usize,
+    /// The highest `seq` given so far.
+    pub seq: u64,
+    pub reason: Option<Reason>,
+}
+
+pub struct Store {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    dir: Option<PathBuf>,
+    pub meta: Meta,
+}
+
+impl Store {
+    /// The store in `dir` (made when missing; rebuilt when of another format or
+    /// unreadable), or one in memory.
+    pub fn open(dir: Option<&Path>) -> Store {
+        let (schema, fields) = schema();
+        let on_disk = dir.and_then(|dir| match open_dir(dir, &schema) {
+            Ok(opened) => Some((opened, dir.to_path_buf())),
+            Err(error) => {
+                tracing::warn!("history kept in memory: {error}");
+                None
+            }
+        });
+        let ((index, meta), dir) = match on_disk {
+            Some((opened, dir)) => (opened, Some(dir)),
+            None => ((Index::create_in_ram(schema), Meta::default()), None),
+        };
+        let reader = index.reader().unwrap_or_else(|_| {
+            Index::create_in_ram(index.schema())
+                .reader()
+                .expect("a reader over an index in memory")
+        });
+        Store {
+            index,
+            reader,
+            fields,
+            dir,
+            meta: Meta {
+                format: FORMAT,
+                ..meta
+            },
+        }
+    }
+
+    /// A writer for one refresh: `None` when another process holds this store's.
+    pub fn writer(&self) -> Option<IndexWriter> {
+        self.index.writer_with_num_threads(1, WRITER_BUDGET).ok()
+    }
+
+    pub fn add(&self, writer: &IndexWriter, commit: &CommitRecord, seq: u64, words: &str) {
+        let f = self.fields;
+        let mut document = doc!(
+            f.id => commit.id.clone(),
+            f.time => commit.time,
+            f.seq => seq,
+            f.author => commit.author.clone(),
+            f.subject => commit.subject.clone(),
+            f.body => commit.body.clone(),
+            f.words => words.to_string(),
+        );
+        let mut files = String::new();
+        let mut paths: Vec<&str> = Vec::new();
+        for file in &commit.files {
+            files.push_str(&file.path);
+            if let Some(old) = &file.old_path {
+                files.push('\t');
+                files.push_str(old);
+            }
+            files.push('\n');
+            paths.push(&file.path);
+            paths.extend(file.old_path.as_deref());
+        }
+        let mut terms: Vec<&str> = Vec::new();
+        for path in paths {
+            terms.push(path);
+            // Every folder holding it, with its trailing `/`.
+            for (at, _) in path.match_indices('/') {
+                terms.push(&path[..=at]);
+            }
+        }
+        terms.sort_unstable();
+        terms.dedup();
+        for term in terms {
+            document.add_text(f.paths, term);
+        }
+        document.add_text(f.files, files);
+        if let Err(error) = writer.add_document(document) {
+            tracing::warn!("history: cannot add a commit: {error}");
+        }
+    }
+
+    pub fn delete(&self, writer: &IndexWriter, id: &str) {
+        writer.delete_term(Term::from_field_text(self.fields.id, id));
+    }
+
+    pub fn delete_all(&self, writer: &IndexWriter) {
+        let _ = writer.delete_all_documents();
+    }
+
+    /// Commits the writer's changes and the meta file with them.
+    pub fn commit(&mut self, writer: &mut IndexWriter, meta: Meta) -> Result<(), String> {
+        writer.commit().map_err(|e| e.to_string())?;
+        self.reader.reload().map_err(|e| e.to_string())?;
+        self.meta = meta;
+        if let Some(dir) = &self.dir {
+            let text = serde_json::to_string(&self.meta).unwrap_or_default();
+            write_atomically(&dir.join(META_FILE), &text)
+                .map_err(|e| format!("cannot write the history's meta file: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the `n` oldest commits (by walk order).
+    pub fn drop_oldest(&self, writer: &IndexWriter, n: usize) {
+        let searcher = self.reader.searcher();
+        let collector = TopDocs::with_limit(n).order_by_fast_field::<u64>("seq", Order::Asc);
+        let Ok(top) = searcher.search(&tantivy::query::AllQuery, &collector) else {
+            return;
+        };
+        for (_, address) in top {
+            if let Ok(document) = searcher.doc::<TantivyDocument>(address) {
+                self.delete(writer, &text(&document, self.fields.id));
+            }
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.reader.searcher().num_docs() as usize
+    }
+
+    /// The commits whose messages best match `terms` (term, weight), best first, with
+    /// their BM25 scores; only those that changed `path` (a file or a folder ending in
+    /// `/`) when one is given.
+    pub fn search(
+        &self,
+        terms: &[(String, f32)],
+        path: Option<&[String]>,
+        limit: usize,
+    ) -> Vec<(f32, CommitRecord)> {
+        let f = self.fields;
+        let words: Vec<(Occur, Box<dyn Query>)> = terms
+            .iter()
+            .map(|(term, weight)| {
+                let query = TermQuery::new(
+                    Term::from_field_text(f.words, term),
+                    IndexRecordOption::WithFreqs,
+                );
+                (
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(query), *weight)) as Box<dyn Query>,
+                )
+            })
+            .collect();
+        if words.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(words)))];
+        if let Some(paths) = path {
+            clauses.push((Occur::Must, self.any_path(paths)));
+        }
+        let searcher = self.reader.searcher();
+        let collector = TopDocs::with_limit(limit).order_by_score();
+        let Ok(top) = searcher.search(&BooleanQuery::new(clauses), &collector) else {
+            return Vec::new();
+        };
+        top.into_iter()
+            .filter_map(|(score, address)| {
+                let document: TantivyDocument = searcher.doc(address).ok()?;
+                Some((score, self.record(&document)))
+            })
+            .collect()
+    }
+
+    /// The newest commits (all, or those that changed one of `paths`), newest first.
+    pub fn newest(&self, paths: Option<&[String]>, limit: usize) -> Vec<CommitRecord> {
+        let query: Box<dyn Query> = match paths {
+            Some(paths) => self.any_path(paths),
+            None => Box::new(tantivy::query::AllQuery),
+        };
+        let searcher = self.reader.searcher();
+        let collector =
+            TopDocs::with_limit(limit.max(1)).order_by_fast_field::<u64>("seq", Order::Desc);
+        let Ok(top) = searcher.search(query.as_ref(), &collector) else {
+            return Vec::new();
+        };
+        top.into_iter()
+            .filter_map(|(_, address)| {
+                let document: TantivyDocument = searcher.doc(address).ok()?;
+                Some(self.record(&document))
+            })
+            .collect()
+    }
+
+    /// One commit by its full hex id.
+    pub fn get(&self, id: &str) -> Option<CommitRecord> {
+        let query = TermQuery::new(
+            Term::from_field_text(self.fields.id, id),
+            IndexRecordOption::Basic,
+        );
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(1).order_by_score())
+            .ok()?;
+        let (_, address) = top.into_iter().next()?;
+        let document: TantivyDocument = searcher.doc(address).ok()?;
+        Some(self.record(&document))
+    }
+
+    /// Every rename the store knows, as (old path, new path, seq), oldest first.
+    pub fn renames(&self) -> Vec<(String, String, u64)> {
+        let searcher = self.reader.searcher();
+        let mut found = Vec::new();
+        for segment in searcher.segment_readers() {
+            let Ok(store) = segment.get_store_reader(0) else {
+                continue;
+            };
+            for document in store
+                .iter::<TantivyDocument>(segment.alive_bitset())
+                .flatten()
+            {
+                let files = text(&document, self.fields.files);
+                if !files.contains('\t') {
+                    continue;
+                }
+                let seq = document
+                    .get_first(self.fields.seq)
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(0);
+                for line in files.lines() {
+                    if let Some((new, old)) = line.split_once('\t') {
+                        found.push((old.to_string(), new.to_string(), seq));
+                    }
+                }
+            }
+        }
+        found.sort_by_key(|(_, _, seq)| *seq);
+        found
+    }
+
+    fn any_path(&self, paths: &[String]) -> Box<dyn Query> {
+        let clauses = paths
+            .iter()
+            .map(|path| {
+                let query = TermQuery::new(
+                    Term::from_field_text(self.fields.paths, path),
+                    IndexRecordOption::Basic,
+                );
+                (Occur::Should, Box::new(query) as Box<dyn Query>)
+            })
+            .collect();
+        Box::new(BooleanQuery::new(clauses))
+    }
+
+    fn record(&self, document: &TantivyDocument) -> CommitRecord {
+        let f = self.fields;
+        CommitRecord {
+            id: text(document, f.id),
+            time: document
+                .get_first(f.time)
+                .and_then(|v| v.as_i64())
+                .unwrap_or(0),
+            author: text(document, f.author),
+            subject: text(document, f.subject),
+            body: text(document, f.body),
+            files: text(document, f.files)
+                .lines()
+                .map(|line| match line.split_once('\t') {
+                    Some((path, old)) => ChangedFile {
+                        path: path.to_string(),
+                        old_path: Some(old.to_string()),
+                    },
+                    None => ChangedFile {
+                        path: line.to_string(),
+                        old_path: None,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
+fn text(document: &TantivyDocument, field: Field) -> String {
+    document
+        .get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The store in `dir` and its meta, or a fresh one when there is none, it is of another
+/// format, or it cannot be read.
+fn open_dir(dir: &Path, schema: &Schema) -> Result<(Index, Meta), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let meta: Option<Meta> = std::fs::read_to_string(dir.join(META_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .filter(|meta: &Meta| meta.format == FORMAT);
+    let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
+    let usable = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let index = Index::open(directory.clone()).ok()?;
+        (index.schema() == *schema).then_some(index)
+    }))
+    .ok()
+    .flatten();
+    match (usable, meta) {
+        (Some(index), Some(meta)) => Ok((index, meta)),
+        _ => {
+            // Another format, no meta, or unreadable: start again.
+            for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    let _ = std::fs::remove_dir_all(&path);
+                } else {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+            let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
+            let index = Index::create(directory, schema.clone(), Default::default())
+                .map_err(|e| e.to_string())?;
+            Ok((index, Meta::default()))
+        }
+    }
+}
+
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let part = path.with_extension("json.part");
+    std::fs::write(&part, text)?;
+    std::fs::rename(&part, path)
+}

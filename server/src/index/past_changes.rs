@@ -1,0 +1,221 @@
+//! The repository's history as one signal of the file ranking: the files similar past
+//! changes changed (`history::vote`) are fused with the files the lexical ranking found,
+//! by reciprocal rank, per file. A voted file the candidates did not hold enters with its
+//! chunk that best matches the question.
+//!
+//! The fusion is weighted so the vote reorders and completes the first places rather
+//! than replacing them: the lexical first file keeps its place unless the vote agrees
+//! with another one strongly (docs/retrieval.md, "Similar past changes", has the
+//! numbers on both splits that chose the weights).
+
+use rustc_hash::FxHashMap;
+
+use super::file_kind::FileKind;
+use super::search::Found;
+use super::{Inner, Location, RetrievalIndex};
+use crate::history::{self, History, HistoryOptions};
+use crate::workspace::sandbox::Sandbox;
+
+/// Fusion parameters: reciprocal-rank constant, the vote's weight against the lexical
+/// ranking's, the commits that vote, the voted files considered.
+#[derive(Clone, Copy, Debug)]
+pub struct Fusion {
+    pub k: f32,
+    pub weight: f32,
+    pub voters: usize,
+    pub files: usize,
+    /// 0: reciprocal ranks on both sides; 1: the vote by its share of the best vote;
+    /// 2: as 1, but the vote only reorders the files the lexical ranking found.
+    pub mode: u8,
+}
+
+/// Chosen on the tuning split (docs/retrieval.md, "Similar past changes"): a weight of a
+/// tenth keeps the lexical first file first unless the vote and the lexical ranking
+/// agree on another, and 20 voters beat 50 (the weaker matches only added noise).
+pub const FUSION: Fusion = Fusion {
+    k: 10.0,
+    weight: 0.1,
+    voters: 20,
+    files: 10,
+    mode: 0,
+};
+
+impl Fusion {
+    /// `FUSION`, or the evaluation's override (`COPILOT_LS_HISTORY_FUSION=k,weight,
+    /// voters,files`), read once.
+    pub fn current() -> Fusion {
+        static FROM_ENV: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
+        *FROM_ENV.get_or_init(|| {
+            let Ok(text) = std::env::var("COPILOT_LS_HISTORY_FUSION") else {
+                return FUSION;
+            };
+            let parts: Vec<f32> = text
+                .split(',')
+                .filter_map(|p| p.trim().parse().ok())
+                .collect();
+            match parts[..] {
+                [k, weight, voters, files, mode] => Fusion {
+                    k,
+                    weight,
+                    voters: voters as usize,
+                    files: files as usize,
+                    mode: mode as u8,
+                },
+                _ => FUSION,
+            }
+        })
+    }
+}
+
+/// The history of `sandbox`'s root, kept beside the index (`<index dir>.history/`), or
+/// in memory with an index in memory.
+pub fn open_history(sandbox: &Sandbox, location: &Location) -> History {
+    let dir = match location {
+        Location::Disk(dir) => {
+            let mut name = dir.file_name().unwrap_or_default().to_os_string();
+            name.push(".history");
+            Some(dir.with_file_name(name))
+        }
+        Location::Memory(_) => None,
+    };
+    History::open(
+        sandbox.root(),
+        dir.as_deref(),
+        HistoryOptions::from_env(),
+        tokenize,
+    )
+}
+
+impl RetrievalIndex {
+    /// The root's history: its commits, for the `git_*` tools and the answers.
+    pub fn history(&self) -> &History {
+        &self.inner.history
+    }
+
+    /// Reads what HEAD gained or lost since the history was last read (a no-op when it
+    /// did not move): a commit made while the server runs is seen at the next ask.
+    pub fn refresh_history(&self) {
+        self.inner.history.refresh_if_idle();
+    }
+}
+
+/// The index's tokenizer, for the history's messages and questions.
+pub fn tokenize(text: &str, emit: &mut dyn FnMut(&str)) {
+    super::tokenize::for_each_term(text, emit);
+}
+
+/// The files voted for, best first: only source files the index holds now.
+pub fn votes(
+    inner: &Inner,
+    history: &History,
+    question: &str,
+    fusion: Fusion,
+) -> Vec<(String, f32)> {
+    if fusion.weight <= 0.0 || history.is_empty() {
+        return Vec::new();
+    }
+    let files = super::lock(&inner.files);
+    let admit = |path: &str| {
+        files.get(path).is_some_and(|stamp| stamp.text)
+            && FileKind::of_path(path) == FileKind::Source
+    };
+    let mut voted = history::vote::vote(history, question, fusion.voters, &admit);
+    voted.truncate(fusion.files);
+    voted
+}
+
+/// `found` (the lexical ranking's chunks, best first) reordered by file: each file's
+/// place is fused with its place among the `voted` files; a voted file with no chunk
+/// gets one from `chunk_of`. Within a file, chunks keep their order.
+pub fn fuse(
+    found: Vec<Found>,
+    voted: &[(String, f32)],
+    fusion: Fusion,
+    chunk_of: &dyn Fn(&str) -> Option<Found>,
+) -> Vec<Found> {
+    let Some(best_vote) = voted.first().map(|(_, vote)| *vote).filter(|v| *v > 0.0) else {
+        return found;
+    };
+    // Lexical file ranks, 1-based, in the order the files first appear.
+    let mut lexical: FxHashMap<String, usize> = FxHashMap::default();
+    for hit in &found {
+        let next = lexical.len() + 1;
+        lexical.entry(hit.path.clone()).or_insert(next);
+    }
+    let mut found = found;
+    if fusion.mode != 2 {
+        for (path, _) in voted {
+            if !lexical.contains_key(path) {
+                if let Some(chunk) = chunk_of(path) {
+                    found.push(chunk);
+                }
+            }
+        }
+    }
+    let fused = |path: &str| -> f32 {
+        let lexical = lexical
+            .get(path)
+            .map_or(0.0, |rank| 1.0 / (fusion.k + *rank as f32));
+        let vote = match voted.iter().position(|(p, _)| p == path) {
+            None => 0.0,
+            Some(rank) if fusion.mode == 0 => fusion.weight / (fusion.k + rank as f32 + 1.0),
+            Some(rank) => fusion.weight * voted[rank].1 / best_vote / fusion.k,
+        };
+        lexical + vote
+    };
+    let mut scored: Vec<(f32, usize, Found)> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, hit)| (fused(&hit.path), i, hit))
+        .collect();
+    // A file's chunks move together; ties keep the lexical order.
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, _, hit)| hit).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(path: &str, line: usize) -> Found {
+        Found {
+            path: path.into(),
+            start_line: line,
+            end_line: line + 1,
+            score: 1.0,
+            symbol: None,
+            ranked_down: false,
+        }
+    }
+
+    fn order(found: &[Found]) -> Vec<String> {
+        found
+            .iter()
+            .map(|f| format!("{}:{}", f.path, f.start_line))
+            .collect()
+    }
+
+    #[test]
+    fn a_vote_lifts_an_agreeing_file_and_brings_a_missing_one() {
+        let found = vec![
+            hit("a.py", 1),
+            hit("b.py", 1),
+            hit("a.py", 9),
+            hit("c.py", 1),
+        ];
+        let voted = vec![("c.py".to_string(), 2.0), ("d.py".to_string(), 1.0)];
+        let fused = fuse(found, &voted, FUSION, &|path| Some(hit(path, 5)));
+        assert_eq!(
+            order(&fused),
+            // c.py agrees with the vote and passes b.py; a.py, first by far, stays.
+            ["a.py:1", "a.py:9", "c.py:1", "b.py:1", "d.py:5"]
+        );
+    }
+
+    #[test]
+    fn no_votes_change_nothing() {
+        let found = vec![hit("a.py", 1), hit("b.py", 1)];
+        let fused = fuse(found, &[], FUSION, &|_| None);
+        assert_eq!(order(&fused), ["a.py:1", "b.py:1"]);
+    }
+}
