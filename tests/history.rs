@@ -801,3 +801,132 @@ fn a_renamed_file_keeps_its_history() {
         assert_eq!(log.subjects, ["Add an unrelated handler"], "{}", log.text);
     }
 }
+
+/// A workspace where the lexical ranking alone cannot tell two modules apart: both
+/// hold the question's words once. Only the history says which one a past change about
+/// the same thing touched.
+fn two_equal_modules(scratch: &Scratch) -> Repo {
+    let repo = scratch.repo("buckets");
+    repo.commit(
+        "refill.py",
+        "def refill(bucket):\n    # tokens come back at the bucket's rate\n    bucket.tokens = bucket.rate\n",
+        "Add the refill helper",
+    );
+    repo.commit(
+        "drain.py",
+        "def drain(bucket):\n    # tokens leave at the bucket's rate\n    bucket.tokens = 0\n",
+        "Add the drain helper",
+    );
+    repo.commit(
+        "refill.py",
+        "def refill(bucket):\n    # tokens come back at the bucket's rate, lazily\n    bucket.tokens = bucket.rate\n",
+        "Refill tokens lazily when the bucket runs empty",
+    );
+    repo.commit("README.md", "# buckets\n", "Write a readme");
+    repo
+}
+
+#[test]
+fn a_strong_past_change_is_shown_under_the_places_and_a_weak_one_is_not() {
+    let scratch = Scratch::new();
+    let repo = two_equal_modules(&scratch);
+    let answer = scratch.ask(
+        &repo.path,
+        "tokens refill lazily when the bucket runs empty",
+    );
+    let text = answer["answer"].as_str().unwrap();
+    assert!(
+        text.contains("## Related past changes"),
+        "no related changes: {text}"
+    );
+    let section = text.split("## Related past changes").nth(1).unwrap();
+    assert!(
+        section.contains("Refill tokens lazily when the bucket runs empty")
+            && section.contains("`refill.py`"),
+        "{section}"
+    );
+    // The commit's id (10 hex) and date are shown; the author's e-mail never is.
+    let id = repo.rev("HEAD~1");
+    assert!(section.contains(&id[..10]), "{section}");
+    assert!(!text.contains("ada@example.com"));
+
+    // One shared word is a weak match: nothing is shown.
+    let weak = scratch.ask(&repo.path, "where is the drain defined");
+    let text = weak["answer"].as_str().unwrap();
+    assert!(!text.contains("## Related past changes"), "{text}");
+
+    // With history off, nothing either.
+    let run = scratch.copilot(
+        &[
+            "ask",
+            "--json",
+            "tokens refill lazily when the bucket runs empty",
+            "--workspace",
+            repo.path.to_str().unwrap(),
+        ],
+        &[
+            ("COPILOT_LS_PROVIDER", "none"),
+            ("COPILOT_LS_HISTORY", "off"),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        !run.stdout.contains("Related past changes"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_past_change_votes_for_the_file_it_changed() {
+    let scratch = Scratch::new();
+    let repo = scratch.repo("votes");
+    // Two modules with the same words; the lexical ranking puts `a_pool.py` first (its
+    // path sorts first on a tie). Past changes about "stalls" changed `b_pool.py` only.
+    let body =
+        "def take(pool):\n    # waits for a free slot in the pool\n    return pool.slots.pop()\n";
+    repo.commit("a_pool.py", body, "Add the first pool");
+    repo.commit("b_pool.py", body, "Add the second pool");
+    for n in 0..3 {
+        repo.commit(
+            "b_pool.py",
+            &format!("{body}# revision {n}\n"),
+            &format!("Fix a stall when the pool has no free slot ({n})"),
+        );
+    }
+    let question = "the pool stalls waiting for a free slot";
+    let cited = |env: &[(&str, &str)]| -> Vec<String> {
+        let mut all = vec![("COPILOT_LS_PROVIDER", "none")];
+        all.extend_from_slice(env);
+        let run = scratch.copilot(
+            &[
+                "ask",
+                "--json",
+                question,
+                "--workspace",
+                repo.path.to_str().unwrap(),
+            ],
+            &all,
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let answer: Value = serde_json::from_str(&run.stdout).unwrap();
+        answer["citations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let without = cited(&[("COPILOT_LS_HISTORY", "off")]);
+    let with = cited(&[]);
+    assert_eq!(
+        without.first().map(String::as_str),
+        Some("a_pool.py"),
+        "{without:?}"
+    );
+    assert_eq!(
+        with.first().map(String::as_str),
+        Some("b_pool.py"),
+        "{with:?}"
+    );
+}

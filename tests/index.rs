@@ -90,6 +90,7 @@ fn index(root: &Path, cache: &Path) -> Value {
             "chunks",
             "files",
             "filesRead",
+            "history",
             "seconds",
             "symbols",
             "unreached"

@@ -74,6 +74,9 @@ def test_the_inspector_lists_the_tools_strictly(sample: Path, cache: Path, home:
         "read_file",
         "list_directory",
         "find_files",
+        "git_log",
+        "git_blame",
+        "git_diff",
     ]
     for tool in listed["tools"]:
         assert tool["annotations"]["readOnlyHint"] is True

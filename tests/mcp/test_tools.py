@@ -5,6 +5,8 @@ bad input as `isError` results, and the sandbox's hostile paths refused."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,12 @@ TOOLS = [
     "read_file",
     "list_directory",
     "find_files",
+    "git_log",
+    "git_blame",
+    "git_diff",
 ]
+# The sample workspace is no git repository: the git tools have a test of their own.
+GIT_TOOLS = {"git_log", "git_blame", "git_diff"}
 
 # One call of every tool on the sample workspace, and a text each result must hold.
 CALLS: list[tuple[str, dict[str, Any], str]] = [
@@ -94,7 +101,7 @@ async def test_every_tool_answers_with_valid_structured_content_and_the_asks_tex
             if name != "locate":
                 assert text == cli_tool(sample, cache, name, arguments), (name, arguments)
             called.add(name)
-        assert called == set(TOOLS)
+        assert called == set(TOOLS) - GIT_TOOLS
 
 
 async def test_finders_give_places_and_read_file_gives_lines(sample: Path, cache: Path) -> None:
@@ -184,6 +191,12 @@ HOSTILE: list[tuple[str, dict[str, Any], str]] = [
     ("find_references", {"name": "visible", "path": "link_out"}, "path is outside the workspace"),
     ("find_references", {"name": "remote", "path": ".git"}, ".git internals"),
     ("find_references", {"name": "secret", "path": ".env"}, "secret files"),
+    ("git_log", {"path": "../outside"}, "path is outside the workspace"),
+    ("git_log", {"path": ".env"}, "secret files"),
+    ("git_blame", {"path": "link_canary.txt"}, "path is outside the workspace"),
+    ("git_blame", {"path": ".git/config"}, ".git internals"),
+    ("git_diff", {"path": "../outside/canary.txt"}, "path is outside the workspace"),
+    ("git_diff", {"path": "id_rsa"}, "secret files"),
 ]
 
 # Calls that succeed but must not show anything outside or secret.
@@ -223,3 +236,63 @@ async def test_hostile_paths_are_refused_and_the_canary_never_leaks(tmp_path: Pa
         found = await session.call_tool("find_references", {"name": "visible"})
         assert "src/lib.rs:2:" in text_of(found)
         assert not failures, failures
+
+
+def git(root: Path, *args: str, day: int = 0) -> None:
+    """`git ARGS` in `root` with a fixed author and date, no developer configuration."""
+    date = f"{1_700_000_000 + day * 86_400} +0000"
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root.parent),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Ada Lovelace",
+        "GIT_AUTHOR_EMAIL": "ada@example.com",
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_NAME": "Ada Lovelace",
+        "GIT_COMMITTER_EMAIL": "ada@example.com",
+        "GIT_COMMITTER_DATE": date,
+    }
+    subprocess.run(["git", "-c", "commit.gpgsign=false", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+async def test_the_git_tools_give_commits_runs_and_a_diff(tmp_path: Path, cache: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "-c", "init.defaultBranch=main", "init", "-q")
+    (root / "a.py").write_text("one = 1\ntwo = 2\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Start the module", day=1)
+    (root / "a.py").write_text("one = 1\ntwo = 22\n")
+    git(root, "commit", "-q", "-am", "Change two", day=2)
+    # Uncommitted: a line added, a new file.
+    (root / "a.py").write_text("one = 1\ntwo = 22\nthree = 3\n")
+    (root / "b.py").write_text("b = 1\n")
+    async with connect(root, cache) as session:
+        tools = await tools_by_name(session)
+        results = {}
+        for name, arguments in [
+            ("git_log", {"path": "a.py"}),
+            ("git_blame", {"path": "a.py"}),
+            ("git_diff", {}),
+        ]:
+            result = await session.call_tool(name, arguments)
+            assert not result.is_error, (name, text_of(result))
+            jsonschema.validate(result.structured_content, tools[name].output_schema)
+            text = text_of(result)
+            assert "ada@example.com" not in text + repr(result.structured_content)
+            assert text == cli_tool(root, cache, name, arguments), (name, text)
+            results[name] = result.structured_content
+    commits = results["git_log"]["commits"]
+    assert [c["subject"] for c in commits] == ["Change two", "Start the module"]
+    assert commits[0]["date"] == "2023-11-16" and commits[0]["author"] == "Ada Lovelace"
+    assert commits[0]["files"] == ["a.py"] and len(commits[0]["id"]) == 40
+    runs = results["git_blame"]["runs"]
+    assert [(r["startLine"], r["endLine"], r.get("subject")) for r in runs] == [
+        (1, 1, "Start the module"),
+        (2, 2, "Change two"),
+        (3, 3, None),
+    ]
+    assert "id" not in runs[2] and runs[1]["id"] == commits[0]["id"]
+    diff = results["git_diff"]
+    assert diff["files"] == [{"path": "a.py", "status": "modified"}, {"path": "b.py", "status": "untracked"}]
+    assert diff["diff"].startswith("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,3 @@\n") and "+three = 3\n" in diff["diff"]

@@ -1,11 +1,15 @@
-//! `copilot-ls tool NAME [JSON] [--workspace DIR]`: one tool call, as the model makes it.
+//! `copilot-ls tool NAME [JSON] [--workspace DIR]`: one tool call, as the model makes it
+//! (any tool of the registry), or MCP's `locate`.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use super::index_progress::IndexProgress;
+use crate::agent;
 use crate::index::{cache_dir_from_env, Bounds, RetrievalIndex};
 use crate::tools;
 use crate::workspace::project_root;
@@ -25,19 +29,25 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: boo
         }
     };
     let workspace = Workspace::new(sandbox, Arc::new(NoDocuments));
+    let locate = name == "locate";
     // A tool that answers from the workspace index gets it as a server would have it:
     // the persistent one, brought up to date first (only changed files are read, with
-    // progress on stderr) unless `--no-wait`. A root that is not a project (`/`, a home
-    // directory) has no index: the tool searches on demand.
-    let index = tools::uses_index(name)
+    // progress on stderr) unless `--no-wait`. `git_log` reads only the history kept
+    // beside it (brought up to date by the tool itself), so the files are not indexed
+    // for it. A root that is not a project (`/`, a home directory) has no index: the
+    // tool searches on demand (`git_log` keeps its history in memory).
+    let wants_files = tools::uses_index(name) || locate;
+    let index = (wants_files || name == "git_log")
         .then(|| {
             let home = project_root::home_dir();
             if let Some(why) = project_root::not_a_project(workspace.root(), home.as_deref()) {
-                eprintln!("copilot-ls: {why}; searching files on demand");
+                if wants_files {
+                    eprintln!("copilot-ls: {why}; searching files on demand");
+                }
                 return None;
             }
             let index = RetrievalIndex::shared(workspace.clone(), cache_dir_from_env().as_deref());
-            if !no_wait {
+            if wants_files && !no_wait {
                 let shown = IndexProgress::new();
                 index.refresh_or_fall_back(Bounds::from_env(), &|p| shown.progress(&p));
                 shown.finish();
@@ -45,16 +55,74 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: boo
             Some(index)
         })
         .flatten();
-    let output = tools::run_with_index(name, arguments, &workspace, index.as_ref());
+    let (text, ok) = if locate {
+        located(arguments, &workspace, index.as_ref())
+    } else {
+        let output = tools::run_with_index(name, arguments, &workspace, index.as_ref());
+        (output.text, output.ok)
+    };
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(output.text.as_bytes());
-    if !output.text.ends_with('\n') {
+    let _ = stdout.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
         let _ = stdout.write_all(b"\n");
     }
     let _ = stdout.flush();
-    if output.ok {
+    if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `locate` as MCP answers it: the places a no-model ask lists for `{"question": …}`,
+/// numbered, each with its excerpt.
+fn located(
+    arguments: &str,
+    workspace: &Workspace,
+    index: Option<&RetrievalIndex>,
+) -> (String, bool) {
+    let failed = |why: &str| (format!("Error: {why}"), false);
+    let arguments: Value = match serde_json::from_str(arguments) {
+        Ok(value) => value,
+        Err(error) => return failed(&format!("invalid arguments for locate: {error}")),
+    };
+    if arguments
+        .as_object()
+        .is_some_and(|object| object.keys().any(|k| k != "question"))
+    {
+        return failed("locate takes only `question`");
+    }
+    let Some(question) = arguments
+        .get("question")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+    else {
+        return failed(
+            "question must be a non-empty string, e.g. {\"question\": \"where are retries decided?\"}",
+        );
+    };
+    let Some(index) = index else {
+        return failed("locate ranks places with the workspace index, which this folder does not get (it is not a project); use search_code");
+    };
+    let hits = agent::place_candidates(&|n| index.search(question, n));
+    let places = agent::locate(workspace, &hits, question);
+    let mut text = String::new();
+    for (i, place) in places.iter().enumerate() {
+        text.push_str(&format!(
+            "{}. {}:{}-{} {}\n{}\n",
+            i + 1,
+            place.path,
+            place.line,
+            place.end_line.max(place.line),
+            place.label,
+            place.excerpt
+        ));
+    }
+    if places.is_empty() {
+        text.push_str("(nothing in the workspace matches the question's words)\n");
+    }
+    // The excerpts were redacted by `agent::locate`; the whole text once more, as every
+    // tool result is.
+    (crate::workspace::redact::redact(&text).into_owned(), true)
 }

@@ -372,16 +372,11 @@ impl RetrievalIndex {
         let layered = overlay
             .as_ref()
             .map(|o| (o.store.reader.searcher(), lock(&o.hidden).clone()));
-        let fusion = past_changes::Fusion::current();
-        let voted = past_changes::votes(&self.inner, &self.inner.history, query, fusion);
+        let past = past_changes::for_question(&self.inner, query);
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let layer = layered
                 .as_ref()
                 .map(|(searcher, hidden)| search::Layer { searcher, hidden });
-            let past = search::PastChanges {
-                voted: &voted,
-                fusion,
-            };
             search::search(
                 &searcher,
                 layer,
@@ -389,7 +384,7 @@ impl RetrievalIndex {
                 query,
                 limit,
                 ranking,
-                past,
+                &past,
             )
         }));
         let found = match found {

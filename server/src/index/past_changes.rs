@@ -29,15 +29,17 @@ pub struct Fusion {
     pub mode: u8,
 }
 
-/// Chosen on the tuning split (docs/retrieval.md, "Similar past changes"): a weight of a
-/// tenth keeps the lexical first file first unless the vote and the lexical ranking
-/// agree on another, and 20 voters beat 50 (the weaker matches only added noise).
+/// Chosen on the tuning split (docs/retrieval.md, "Similar past changes"): the vote by
+/// its share of the best vote (a file a weak match voted for gains little; by reciprocal
+/// rank a second vote weighed nearly what the first did), a weight of a tenth (the
+/// lexical first file stays first unless the vote agrees on another one strongly), and
+/// 20 voters (50 only added weaker matches).
 pub const FUSION: Fusion = Fusion {
     k: 10.0,
     weight: 0.1,
     voters: 20,
     files: 10,
-    mode: 0,
+    mode: 1,
 };
 
 impl Fusion {
@@ -102,6 +104,15 @@ impl RetrievalIndex {
 /// The index's tokenizer, for the history's messages and questions.
 pub fn tokenize(text: &str, emit: &mut dyn FnMut(&str)) {
     super::tokenize::for_each_term(text, emit);
+}
+
+/// The question's votes and the fusion in force, for `search::search`.
+pub fn for_question(inner: &Inner, question: &str) -> super::search::PastChanges {
+    let fusion = Fusion::current();
+    super::search::PastChanges {
+        voted: votes(inner, &inner.history, question, fusion),
+        fusion,
+    }
 }
 
 /// The files voted for, best first: only source files the index holds now.

@@ -55,8 +55,8 @@ pub struct Layer<'a> {
 
 /// The files similar past changes changed, best first, and how to fuse them
 /// (`past_changes.rs`); empty for no history.
-pub struct PastChanges<'a> {
-    pub voted: &'a [(String, f32)],
+pub struct PastChanges {
+    pub voted: Vec<(String, f32)>,
     pub fusion: past_changes::Fusion,
 }
 
@@ -67,7 +67,7 @@ pub fn search(
     query: &str,
     limit: usize,
     ranking: Ranking,
-    past: PastChanges<'_>,
+    past: &PastChanges,
 ) -> tantivy::Result<Vec<Found>> {
     if limit == 0 {
         return Ok(Vec::new());
@@ -219,7 +219,7 @@ pub fn search(
             ranked_down: false,
         })
     };
-    let mut fused = past_changes::fuse(found, past.voted, past.fusion, &chunk_of);
+    let mut fused = past_changes::fuse(found, &past.voted, past.fusion, &chunk_of);
     fused.truncate(limit);
     Ok(fused)
 }

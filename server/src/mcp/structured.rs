@@ -1,5 +1,6 @@
 //! A tool's `structuredContent` (the shapes `tool_list.rs` declares), built beside its
-//! text: the finders' places from `ToolOutput::places`; `read_file`, `list_directory`
+//! text: the finders' places from `ToolOutput::places`; the `git_*` tools' own structure
+//! (`tools::run_with_data`); `read_file`, `list_directory`
 //! and `find_files` from their text, whose formats the tools fix (section 4); and in
 //! every one the text's notes, because some clients (Claude Code, Codex) hand the model
 //! the structure instead of the text, and a note is what says how to narrow a cut list,
@@ -10,8 +11,12 @@ use serde_json::{json, Value};
 use crate::agent::LocatedPlace;
 use crate::tools::{Place, ToolOutput};
 
-/// The structure of a successful call of `tool` (not `locate`: see `located`).
-pub fn of(tool: &str, arguments: &Value, output: &ToolOutput) -> Value {
+/// The structure of a successful call of `tool` (not `locate`: see `located`); `data`
+/// is what the tool built itself, when it does.
+pub fn of(tool: &str, arguments: &Value, output: &ToolOutput, data: Option<Value>) -> Value {
+    if let Some(data) = data {
+        return data;
+    }
     match tool {
         "read_file" => read_file(arguments, &output.text),
         "list_directory" => list_directory(arguments, &output.text),
@@ -24,12 +29,14 @@ pub fn of(tool: &str, arguments: &Value, output: &ToolOutput) -> Value {
 /// uses; …)`, `(showing lines 1-400 of 912; …)`), and all of it when the structure
 /// holds nothing else (`No definitions found for …; try a shorter name`).
 pub fn with_notes(mut structure: Value, text: &str) -> Value {
-    let empty = ["places", "entries", "files"].iter().any(|key| {
-        structure
-            .get(*key)
-            .and_then(Value::as_array)
-            .is_some_and(Vec::is_empty)
-    });
+    let empty = ["places", "entries", "files", "commits", "runs"]
+        .iter()
+        .any(|key| {
+            structure
+                .get(*key)
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+        });
     let notes: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -183,6 +190,18 @@ mod tests {
         assert_eq!(
             find_files("(no files match *.zz)"),
             json!({"files": [], "complete": true})
+        );
+    }
+
+    #[test]
+    fn a_tools_own_structure_is_used_as_it_is() {
+        let output = ToolOutput::ok("No commits match `x`.\n".into(), String::new());
+        let data = json!({"commits": []});
+        let structure = of("git_log", &json!({}), &output, Some(data.clone()));
+        assert_eq!(structure, data);
+        assert_eq!(
+            with_notes(structure, &output.text)["notes"],
+            json!(["No commits match `x`."])
         );
     }
 

@@ -1,7 +1,8 @@
 //! One `tools/call`: the workspace it runs in, waiting for the index (with
 //! `notifications/progress` when the request has a `progressToken`) for the tools that
-//! answer from it, the tool itself on a blocking thread (through `tools::run_with_index`,
-//! so the same sandbox and secret redaction as in an ask), cancellation, and the result
+//! answer from it, the tool itself on a blocking thread (through `tools::run_with_data`,
+//! `run_with_index` with the `git_*` tools' structure: the same sandbox and secret
+//! redaction as in an ask), cancellation, and the result
 //! as text plus `structuredContent`. Bad arguments, paths or patterns are results with
 //! `isError: true`, never protocol errors.
 
@@ -60,7 +61,7 @@ fn run(root: &Root, name: &str, arguments: &Value, coverage: Coverage) -> CallTo
     if name == "locate" {
         return locate(root, arguments, coverage);
     }
-    let output = tools::run_with_index(
+    let (output, data) = tools::run_with_data(
         name,
         &arguments.to_string(),
         &root.workspace,
@@ -73,7 +74,7 @@ fn run(root: &Root, name: &str, arguments: &Value, coverage: Coverage) -> CallTo
     if let Coverage::Partial { done, total } = coverage {
         text.push_str(&partial_note(done, total));
     }
-    let mut structure = structured::of(name, arguments, &output);
+    let mut structure = structured::of(name, arguments, &output, data);
     if matches!(coverage, Coverage::Partial { .. }) && structure.get("complete").is_some() {
         structure["complete"] = Value::Bool(false);
     }

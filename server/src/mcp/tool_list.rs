@@ -1,5 +1,6 @@
 //! The tools `copilot-ls mcp` offers: the read-only tools of the ask (same names, same
-//! arguments, same text results) plus `locate`, each with an input schema (the ask's
+//! arguments, same text results: the finders, the readers and the `git_*` tools) plus
+//! `locate`, each with an input schema (the ask's
 //! own), an output schema for its `structuredContent`, and read-only annotations. The
 //! descriptions are written for a model that already has grep and a file reader: they
 //! say when one of these is the better call.
@@ -12,7 +13,7 @@ use serde_json::{json, Value};
 use crate::tools::schemas;
 
 /// The tools, in the order they are listed.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 11] = [
     "locate",
     "find_symbol",
     "find_references",
@@ -21,6 +22,9 @@ pub const NAMES: [&str; 8] = [
     "read_file",
     "list_directory",
     "find_files",
+    "git_log",
+    "git_blame",
+    "git_diff",
 ];
 
 fn description(name: &str) -> &'static str {
@@ -33,6 +37,9 @@ fn description(name: &str) -> &'static str {
         "read_file" => "Read lines of a workspace file, each prefixed by its number and a tab, at most 400 per call (`start_line`/`end_line`, 1-based). Paths are confined to the workspace; secret files (.env, keys) and .git internals are refused.",
         "list_directory" => "The entries of one workspace directory, sorted, directories with a trailing `/`, git-ignored entries left out.",
         "find_files" => "Workspace files by glob (`**/*.rs`, `src/**/test_*.py`; a pattern without `/` matches file names anywhere), sorted, at most 200, git-ignored files left out.",
+        "git_log" => "The history of HEAD from copilot-ls's index of it, without running git: the commits that changed a file or directory (`path`, renames followed, newest first), whose messages best match words (`query`: \"why was the retry limit lowered?\", an error message), or the newest; one line per commit (`<id> <date> <author>: <subject>`) and the files it changed. Use it for \"why was this changed\", \"when did this start\", \"was this fixed before\": a message search ranks the commits by their words, which `git log --grep` cannot. Author e-mail addresses are never shown.",
+        "git_blame" => "Who last changed each run of a file's lines and in which commit (`<start>-<end> <id> <date> <author>: <subject>`), for the file as it is now: lines edited since HEAD are `uncommitted`. At most 200 lines per call (`start_line`/`end_line`). Use it for \"who wrote this\", \"when was this line added\", \"which change introduced this\".",
+        "git_diff" => "The uncommitted changes of the work tree against HEAD, staged and unstaged together, as a unified diff with 3 lines of context (at most 400 lines, then a count), then the untracked files by name; `path` narrows it to a file or directory. Use it for \"what did I change\" and to review work in progress. Secret files (.env, keys) are never diffed and secrets in changed lines are redacted.",
         _ => "",
     }
 }
@@ -47,6 +54,9 @@ fn title(name: &str) -> &'static str {
         "read_file" => "Read a file",
         "list_directory" => "List a directory",
         "find_files" => "Find files",
+        "git_log" => "Search the commit history",
+        "git_blame" => "Blame a file's lines",
+        "git_diff" => "Show uncommitted changes",
         _ => "",
     }
 }
@@ -137,6 +147,71 @@ fn output_schema(name: &str) -> Value {
                 "complete": {"type": "boolean"}
             },
             "required": ["files"],
+            "additionalProperties": false
+        }),
+        "git_log" => json!({
+            "type": "object",
+            "properties": {
+                "commits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "id": {"type": "string", "description": "The full commit id (hex)."},
+                            "date": {"type": "string", "description": "Author date, YYYY-MM-DD (UTC)."},
+                            "author": {"type": "string", "description": "The author's name (never the e-mail address)."},
+                            "subject": {"type": "string"},
+                            "files": {"type": "array", "items": {"type": "string"}, "description": "Workspace-relative paths it changed."}
+                        },
+                        "required": ["id", "date", "author", "subject", "files"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["commits"],
+            "additionalProperties": false
+        }),
+        "git_blame" => json!({
+            "type": "object",
+            "properties": {
+                "runs": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "startLine": {"type": "integer", "minimum": 1},
+                            "endLine": {"type": "integer", "minimum": 1},
+                            "id": {"type": "string", "description": "The full commit id; absent for uncommitted lines, as are date, author and subject."},
+                            "date": {"type": "string", "description": "Author date, YYYY-MM-DD (UTC)."},
+                            "author": {"type": "string"},
+                            "subject": {"type": "string"}
+                        },
+                        "required": ["startLine", "endLine"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["runs"],
+            "additionalProperties": false
+        }),
+        "git_diff" => json!({
+            "type": "object",
+            "properties": {
+                "diff": {"type": "string", "description": "The unified diff (as much as the text shows)."},
+                "files": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": {"type": "string", "description": "Workspace-relative; an untracked folder ends with `/`."},
+                            "status": {"enum": ["modified", "added", "deleted", "untracked"]}
+                        },
+                        "required": ["path", "status"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["diff", "files"],
             "additionalProperties": false
         }),
         _ => places_schema(),

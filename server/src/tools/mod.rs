@@ -11,6 +11,9 @@ pub mod file_outline;
 pub mod find_files;
 pub mod find_references;
 pub mod find_symbol;
+pub mod git_blame;
+pub mod git_diff;
+pub mod git_log;
 pub mod list_directory;
 pub mod list_open_buffers;
 pub mod propose_edit;
@@ -131,13 +134,32 @@ pub fn uses_index(name: &str) -> bool {
 }
 
 /// `run`, with the workspace index for the tools that use it (`find_symbol` answers
-/// from its symbol table; without one it parses the workspace itself).
+/// from its symbol table; without one it parses the workspace itself; `git_log` reads
+/// the index's history, or one of its own in memory).
 pub fn run_with_index(
     name: &str,
     arguments: &str,
     workspace: &Workspace,
     index: Option<&RetrievalIndex>,
 ) -> ToolOutput {
+    run_with_data(name, arguments, workspace, index).0
+}
+
+/// `run_with_index`, with the structure the `git_*` tools build beside their text
+/// (`{commits}`, `{runs}`, `{diff, files}`: MCP's `structuredContent`), redacted as the
+/// text is; `None` for the other tools (their structure is `ToolOutput::places`) and
+/// for errors.
+pub fn run_with_data(
+    name: &str,
+    arguments: &str,
+    workspace: &Workspace,
+    index: Option<&RetrievalIndex>,
+) -> (ToolOutput, Option<Value>) {
+    let mut data = None;
+    let mut keep = |(output, value): (ToolOutput, Value)| {
+        data = Some(value);
+        output
+    };
     let result = match name {
         "read_file" => parse(name, arguments).and_then(|a| read_file::run(a, workspace)),
         "list_directory" => parse(name, arguments).and_then(|a| list_directory::run(a, workspace)),
@@ -155,12 +177,24 @@ pub fn run_with_index(
             parse(name, arguments).and_then(|a| read_open_buffer::run(a, workspace))
         }
         "propose_edit" => parse(name, arguments).and_then(|a| propose_edit::run(a, workspace)),
+        "git_log" => parse(name, arguments)
+            .and_then(|a| git_log::run(a, workspace, index))
+            .map(&mut keep),
+        "git_blame" => parse(name, arguments)
+            .and_then(|a| git_blame::run(a, workspace))
+            .map(&mut keep),
+        "git_diff" => parse(name, arguments)
+            .and_then(|a| git_diff::run(a, workspace))
+            .map(&mut keep),
         "answer" => Err(ToolError::Invalid(
             "answer ends the conversation and is handled by the agent".into(),
         )),
         _ => Err(ToolError::UnknownTool(name.to_string(), names().join(", "))),
     };
     let mut output = result.unwrap_or_else(|error| ToolOutput::error(&error));
+    if !output.ok {
+        data = None;
+    }
     // The one place tool output is made: secrets in files never go further.
     if let std::borrow::Cow::Owned(redacted) = crate::workspace::redact::redact(&output.text) {
         output.text = redacted;
@@ -175,7 +209,24 @@ pub fn run_with_index(
             }
         }
     }
-    output
+    if let Some(data) = &mut data {
+        redact_strings(data);
+    }
+    (output, data)
+}
+
+/// Every string in `value` redacted.
+fn redact_strings(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(redacted) = crate::workspace::redact::redact(text) {
+                *text = redacted;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        Value::Object(map) => map.values_mut().for_each(redact_strings),
+        _ => {}
+    }
 }
 
 /// Parses the `answer` tool's arguments.
@@ -207,7 +258,7 @@ pub fn progress_label(name: &str, arguments: &str) -> String {
         "search_code" => text("pattern"),
         "find_files" => text("pattern"),
         "list_directory" => Some(text("path").unwrap_or_else(|| ".".into())),
-        "read_file" | "read_open_buffer" => {
+        "read_file" | "read_open_buffer" | "git_blame" => {
             text("path").map(|path| match (number("start_line"), number("end_line")) {
                 (Some(s), Some(e)) => format!("{path}:{s}-{e}"),
                 (Some(s), None) => format!("{path}:{s}"),
@@ -217,6 +268,11 @@ pub fn progress_label(name: &str, arguments: &str) -> String {
         }
         "propose_edit" | "file_outline" => text("path"),
         "find_symbol" | "find_references" => text("name"),
+        "git_log" => match (text("query"), text("path")) {
+            (Some(query), Some(path)) => Some(format!("{query} in {path}")),
+            (query, path) => query.or(path),
+        },
+        "git_diff" => text("path"),
         _ => None,
     };
     match main {
@@ -225,5 +281,46 @@ pub fn progress_label(name: &str, arguments: &str) -> String {
             format!("{name}: {main}")
         }
         None => name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_git_tools_have_progress_labels() {
+        assert_eq!(
+            progress_label("git_log", r#"{"query":"retry","path":"src/"}"#),
+            "git_log: retry in src/"
+        );
+        assert_eq!(
+            progress_label("git_log", r#"{"path":"a.rs"}"#),
+            "git_log: a.rs"
+        );
+        assert_eq!(
+            progress_label(
+                "git_blame",
+                r#"{"path":"a.rs","start_line":3,"end_line":9}"#
+            ),
+            "git_blame: a.rs:3-9"
+        );
+        assert_eq!(progress_label("git_diff", "{}"), "git_diff");
+    }
+
+    #[test]
+    fn only_the_git_tools_carry_data_and_it_is_redacted() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        let sandbox = crate::workspace::sandbox::Sandbox::new(dir.path()).unwrap();
+        let workspace = Workspace::new(sandbox, std::sync::Arc::new(crate::workspace::NoDocuments));
+        let (output, data) = run_with_data("list_directory", "{}", &workspace, None);
+        assert!(output.ok && data.is_none());
+        let (output, data) = run_with_data("git_diff", r#"{"path":"../x"}"#, &workspace, None);
+        assert!(!output.ok && data.is_none());
+        let key = ["AKIA", "Q3ZXN7RT2PLM6VWB"].concat();
+        let mut value = serde_json::json!({"commits": [{"subject": format!("Rotate {key}")}]});
+        redact_strings(&mut value);
+        assert!(!value.to_string().contains(&key), "{value}");
     }
 }

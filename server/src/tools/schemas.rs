@@ -157,6 +157,65 @@ Java, C and C++; other files are an error. Example: {"path": "src/rate_limit.rs"
             }),
         ),
         spec(
+            "git_log",
+            r#"
+The repository's history (the commits reachable from HEAD): one line per commit,
+`<id> <YYYY-MM-DD> <author>: <subject>`, then the files it changed, indented (at most 10).
+Use it for "why was this changed?", "when did this start?", "what changed in this file
+lately?", "was this fixed before?". With `path` (a file or a directory): the commits that
+changed it, newest first, following renames. With `query` (words, e.g. an error message or
+the feature's name): the commits whose messages match best, best first; combine with
+`path` to search one file's history. Neither: the newest commits. `limit` defaults to 20,
+at most 100. Then git_blame or read_file to see the code. Examples: {"path":
+"src/rate_limit.rs"}, {"query": "refill overflow"}, {"query": "timeout", "path": "src/"}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Words to match against commit messages. Default: none (newest first)."},
+                    "path": {"type": "string", "description": "A file or directory relative to the workspace root: only commits that changed it (renames followed). A deleted file's history works too."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Commits to list. Default 20, at most 100."}
+                },
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "git_blame",
+            r#"
+Who last changed each line of a file and in which commit: one line per run of lines
+changed by one commit, `<start>-<end> <id> <YYYY-MM-DD> <author>: <subject>`, for the file
+as it is now; lines changed since the last commit are `<start>-<end> uncommitted`. At
+most 200 lines per call (`start_line`/`end_line`, 1-based; a closing note says how to read
+on). Use it for "who wrote this?", "when was this line added?", "which change introduced
+this?", then git_log with the file's path for the commits around it. Example: {"path":
+"src/rate_limit.rs", "start_line": 20, "end_line": 40}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path relative to the workspace root."},
+                    "start_line": {"type": "integer", "minimum": 1, "description": "First line (1-based). Default 1."},
+                    "end_line": {"type": "integer", "minimum": 1, "description": "Last line (1-based, inclusive). Default: 200 lines after start_line."}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "git_diff",
+            r#"
+The uncommitted changes in the work tree: every file that differs from the last commit
+(HEAD), staged or not, as a unified diff with 3 lines of context (at most 400 lines, then
+how many more), then the untracked files by name under `Untracked:`. Use it for "what did
+I change?", "review my changes", "why does it fail since my edit?". Give `path` (a file or
+directory) to see only its changes, e.g. {"path": "src/config.rs"}; {} for everything."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "A file or directory relative to the workspace root. Default: the whole workspace."}
+                },
+                "additionalProperties": false
+            }),
+        ),
+        spec(
             "list_open_buffers",
             r#"
 List the documents open in the user's editor: path, language, version, and `modified`

@@ -1,0 +1,281 @@
+//! `git_log`: the commits of HEAD's history that changed a file or folder (renames
+//! followed), whose messages match words, or the newest, from the root's history
+//! (`history/`, kept beside the workspace index): one line per commit, then the files it
+//! changed. Also what the three `git_*` tools share: the day a commit was made and why
+//! there is no history.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::error::ToolError;
+use super::ToolOutput;
+use crate::history::{CommitRecord, History, Reason};
+use crate::index::RetrievalIndex;
+use crate::workspace::sandbox::is_refused_name;
+use crate::workspace::Workspace;
+
+pub const DEFAULT_LIMIT: usize = 20;
+pub const MAX_LIMIT: usize = 100;
+/// Changed files shown under a commit.
+const MAX_FILES: usize = 10;
+/// Commits read at most to find `limit` that changed something inside the root.
+const MAX_READ: usize = 10_000;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    pub query: Option<String>,
+    pub path: Option<String>,
+    pub limit: Option<u64>,
+}
+
+pub fn run(
+    args: Args,
+    workspace: &Workspace,
+    index: Option<&RetrievalIndex>,
+) -> Result<(ToolOutput, Value), ToolError> {
+    let limit = args
+        .limit
+        .map_or(DEFAULT_LIMIT, |n| (n.min(MAX_LIMIT as u64) as usize).max(1));
+    let query = args
+        .query
+        .as_deref()
+        .map(str::trim)
+        .filter(|q| !q.is_empty());
+    let path = args
+        .path
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    // The path is checked before anything is read.
+    let resolved = path
+        .map(|path| workspace.sandbox.resolve_allow_missing(path))
+        .transpose()?
+        .filter(|resolved| resolved.relative != ".");
+
+    // The index's history, brought up to date with HEAD (a no-op when HEAD did not
+    // move); without an index, or when its history has not been read yet (another
+    // process holds it mid-write), one in memory for this call.
+    let own;
+    let mut history = index.map(|index| {
+        index.refresh_history();
+        index.history()
+    });
+    let unread = |h: &History| {
+        let state = h.state();
+        state.commits == 0 && state.reason.is_none()
+    };
+    if history.is_none_or(unread) {
+        own = RetrievalIndex::open(workspace.clone(), None);
+        own.refresh_history();
+        history = Some(own.history());
+    }
+    let Some(history) = history else {
+        return Err(unavailable(Reason::UnreadableObjects));
+    };
+    let state = history.state();
+    if state.commits == 0 {
+        if let Some(reason) = state.reason {
+            return Err(unavailable(reason));
+        }
+    }
+
+    let mut notes = Vec::new();
+    let scope = resolved.map(|resolved| {
+        let relative = resolved.relative;
+        let folder = path.is_some_and(|p| p.ends_with('/')) || resolved.absolute.is_dir();
+        if folder {
+            return (format!("{relative}/"), vec![format!("{relative}/")]);
+        }
+        let mut terms = history.names_of(&relative);
+        if terms.len() > 1 {
+            notes.push(format!(
+                "({relative} had other names before: {}; their commits are included)",
+                terms[1..].join(", ")
+            ));
+        }
+        if !resolved.absolute.exists() {
+            // Gone from the disk: a deleted file, or a deleted folder.
+            terms.push(format!("{relative}/"));
+        }
+        (relative, terms)
+    });
+    let paths = scope.as_ref().map(|(_, terms)| terms.as_slice());
+    let fetch = |n: usize| -> Vec<CommitRecord> {
+        match query {
+            Some(query) => history
+                .search(query, paths, n)
+                .into_iter()
+                .map(|(_, commit)| commit)
+                .collect(),
+            None => history.newest(paths, n),
+        }
+    };
+    // A commit that changed nothing inside the root (the root is a folder of a larger
+    // repository, or the commit is empty) is not the root's history: more are read
+    // until enough are left.
+    let mut wanted = limit + 1;
+    let mut commits = loop {
+        let found = fetch(wanted);
+        let exhausted = found.len() < wanted;
+        let kept: Vec<CommitRecord> = found.into_iter().filter(|c| !c.files.is_empty()).collect();
+        if kept.len() > limit || exhausted || wanted >= MAX_READ {
+            break kept;
+        }
+        wanted *= 4;
+    };
+    let more = commits.len() > limit;
+    commits.truncate(limit);
+    let shown = scope.as_ref().map(|(shown, _)| shown.as_str());
+
+    let mut text = String::new();
+    for commit in &commits {
+        text.push_str(&commit_line(commit));
+        text.push('\n');
+        let files: Vec<&crate::history::ChangedFile> =
+            commit.files.iter().filter(|f| shows(&f.path)).collect();
+        for file in files.iter().take(MAX_FILES) {
+            match file.old_path.as_deref().filter(|old| shows(old)) {
+                Some(old) => text.push_str(&format!("  {} (renamed from {old})\n", file.path)),
+                None => text.push_str(&format!("  {}\n", file.path)),
+            }
+        }
+        if files.len() > MAX_FILES {
+            text.push_str(&format!("  … and {} more files\n", files.len() - MAX_FILES));
+        }
+    }
+    if commits.is_empty() {
+        text.push_str(&match (query, shown) {
+            (Some(query), Some(path)) => format!(
+                "No commits that changed {path} match `{query}`; try other words, or git_log with the path alone.\n"
+            ),
+            (Some(query), None) => format!(
+                "No commits match `{query}`; try other words, or git_log with a path.\n"
+            ),
+            (None, Some(path)) => format!("No commits in HEAD's history changed {path}.\n"),
+            (None, None) => "HEAD's history holds no commits.\n".to_string(),
+        });
+    } else if more {
+        text.push_str(&format!(
+            "(more commits {}; raise limit (at most {MAX_LIMIT}) or narrow with path or query)\n",
+            if query.is_some() { "match" } else { "follow" }
+        ));
+    }
+    for note in notes {
+        text.push_str(&note);
+        text.push('\n');
+    }
+    if let Some(reason) = state.reason {
+        text.push_str(&format!("({})\n", incomplete(reason)));
+    }
+
+    let summary = match (query, shown) {
+        (Some(query), _) => format!("{query}: {} commits", commits.len()),
+        (None, Some(path)) => format!("{path}: {} commits", commits.len()),
+        (None, None) => format!("{} commits", commits.len()),
+    };
+    let data = json!({
+        "commits": commits.iter().map(|commit| json!({
+            "id": commit.id,
+            "date": day(commit.time),
+            "author": commit.author,
+            "subject": commit.subject,
+            "files": commit.files.iter().filter(|f| shows(&f.path)).map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    Ok((ToolOutput::ok(text, summary), data))
+}
+
+/// `<id, 10 hex> <YYYY-MM-DD> <author name>: <subject>`.
+pub fn commit_line(commit: &CommitRecord) -> String {
+    format!(
+        "{} {} {}: {}",
+        short(&commit.id),
+        day(commit.time),
+        commit.author,
+        commit.subject
+    )
+}
+
+/// A commit id's first 10 hex digits.
+pub fn short(id: &str) -> &str {
+    id.get(..10).unwrap_or(id)
+}
+
+/// Secret files and `.git/` are named by no tool, here neither.
+fn shows(path: &str) -> bool {
+    !path.split('/').any(is_refused_name)
+}
+
+/// Why a `git_*` tool has nothing to read.
+pub fn unavailable(reason: Reason) -> ToolError {
+    ToolError::Invalid(
+        match reason {
+            Reason::NoRepository => {
+                "the workspace is not inside a git repository, so it has no history"
+            }
+            Reason::UnbornHead => "the git repository has no commits yet",
+            Reason::Off => "history is turned off (COPILOT_LS_HISTORY=off)",
+            _ => "the git repository's HEAD cannot be read",
+        }
+        .to_string(),
+    )
+}
+
+/// The note on a history read only in part.
+fn incomplete(reason: Reason) -> &'static str {
+    match reason {
+        Reason::Shallow => "the repository is a shallow clone: older commits are missing",
+        Reason::Bound => {
+            "only the newest commits are read (COPILOT_LS_HISTORY_MAX_COMMITS): older ones are missing"
+        }
+        Reason::UnreadableObjects => "some commits could not be read and are missing",
+        _ => "the history may be incomplete",
+    }
+}
+
+/// `YYYY-MM-DD` (UTC) of a time in seconds since the epoch.
+pub fn day(seconds: i64) -> String {
+    // Howard Hinnant's days-to-civil algorithm.
+    let days = seconds.div_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_are_civil_dates() {
+        assert_eq!(day(0), "1970-01-01");
+        assert_eq!(day(951_782_400), "2000-02-29");
+        assert_eq!(day(1_700_000_000), "2023-11-14");
+        assert_eq!(day(-86_400), "1969-12-31");
+    }
+
+    #[test]
+    fn a_commit_is_one_line_without_an_address() {
+        let commit = CommitRecord {
+            id: "0123456789abcdef0123456789abcdef01234567".into(),
+            time: 1_700_000_000,
+            author: "Ada".into(),
+            subject: "Fix the parser".into(),
+            body: String::new(),
+            files: Vec::new(),
+        };
+        assert_eq!(
+            commit_line(&commit),
+            "0123456789 2023-11-14 Ada: Fix the parser"
+        );
+        assert!(!shows(".env") && !shows("a/.git/x") && shows("src/a.rs"));
+    }
+}
