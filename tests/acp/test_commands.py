@@ -4,6 +4,8 @@ model menus (session config options) (PROTOCOL.md section 9, ACP)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import time
 
 from acp import text_block
@@ -16,6 +18,12 @@ def test_commands_are_advertised_after_session_new_and_answer_without_a_model(wo
     fake = FakeProvider([], fake_dir)
     (workspace / "src" / "main.rs").write_text(
         "mod lib;\nfn main() {\n    println!(\"{}\", add(1, 2));\n}\n")
+    # A repository with one commit, for `/history`.
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(workspace), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "Add arithmetic"]):
+        subprocess.run(["git", *args], cwd=workspace, env=env, check=True)
 
     async def body():
         client = EditorClient()
@@ -34,7 +42,7 @@ def test_commands_are_advertised_after_session_new_and_answer_without_a_model(wo
             answers = {}
             for command in ("/find add", "/outline src/lib.rs", "/search a - b",
                             "/locate where are numbers added", "/index", "/references add",
-                            "/find"):
+                            "/history src/lib.rs", "/find"):
                 start = len(client.text())
                 response = await agent.prompt(session, text_block(command))
                 assert response.stop_reason == "end_turn", command
@@ -52,7 +60,11 @@ def test_commands_are_advertised_after_session_new_and_answer_without_a_model(wo
     update = client.wire[new_answer + 1]["params"]["update"]
     assert update["sessionUpdate"] == "available_commands_update", update
     names = [c["name"] for c in update["availableCommands"]]
-    assert names == ["find", "references", "outline", "search", "locate", "index"], names
+    assert names == ["find", "references", "outline", "search", "locate", "history",
+                     "index"], names
+    history = answers["/history src/lib.rs"]
+    assert "Ada: Add arithmetic" in history and "src/lib.rs" in history, history
+    assert "ada@example.com" not in history, history
     assert "src/lib.rs:2: function add" in answers["/find add"], answers["/find add"]
     assert "2-4 fn add" in answers["/outline src/lib.rs"], answers["/outline src/lib.rs"]
     assert "src/lib.rs:3:" in answers["/search a - b"], answers["/search a - b"]
