@@ -22,7 +22,7 @@ use tantivy::{doc, Index, IndexReader, IndexWriter, Order, TantivyDocument, Term
 use super::{ChangedFile, CommitRecord, Reason};
 
 /// Bump when the schema or what a commit record holds changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const META_FILE: &str = "history.json";
 /// One indexing thread with tantivy's smallest useful arena: commits are small.
 const WRITER_BUDGET: usize = 16 * 1024 * 1024;
@@ -40,6 +40,8 @@ struct Fields {
     words: Field,
     paths: Field,
     files: Field,
+    /// "1" for a commit that renamed a file: the renames are read from those alone.
+    renamed: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -61,6 +63,7 @@ fn schema() -> (Schema, Fields) {
         words: schema.add_text_field("words", words),
         paths: schema.add_text_field("paths", STRING),
         files: schema.add_text_field("files", STORED),
+        renamed: schema.add_text_field("renamed", STRING),
     };
     (schema.build(), fields)
 }
@@ -158,6 +161,9 @@ impl Store {
         terms.dedup();
         for term in terms {
             document.add_text(f.paths, term);
+        }
+        if commit.files.iter().any(|file| file.old_path.is_some()) {
+            document.add_text(f.renamed, "1");
         }
         document.add_text(f.files, files);
         if let Err(error) = writer.add_document(document) {
@@ -286,27 +292,26 @@ impl Store {
     /// Every rename the store knows, as (old path, new path, seq), oldest first.
     pub fn renames(&self) -> Vec<(String, String, u64)> {
         let searcher = self.reader.searcher();
+        let query = TermQuery::new(
+            Term::from_field_text(self.fields.renamed, "1"),
+            IndexRecordOption::Basic,
+        );
+        let limit = (searcher.num_docs() as usize).max(1);
+        let Ok(top) = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score()) else {
+            return Vec::new();
+        };
         let mut found = Vec::new();
-        for segment in searcher.segment_readers() {
-            let Ok(store) = segment.get_store_reader(0) else {
+        for (_, address) in top {
+            let Ok(document) = searcher.doc::<TantivyDocument>(address) else {
                 continue;
             };
-            for document in store
-                .iter::<TantivyDocument>(segment.alive_bitset())
-                .flatten()
-            {
-                let files = text(&document, self.fields.files);
-                if !files.contains('\t') {
-                    continue;
-                }
-                let seq = document
-                    .get_first(self.fields.seq)
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or(0);
-                for line in files.lines() {
-                    if let Some((new, old)) = line.split_once('\t') {
-                        found.push((old.to_string(), new.to_string(), seq));
-                    }
+            let seq = document
+                .get_first(self.fields.seq)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0);
+            for line in text(&document, self.fields.files).lines() {
+                if let Some((new, old)) = line.split_once('\t') {
+                    found.push((old.to_string(), new.to_string(), seq));
                 }
             }
         }
