@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use copilot_ls_test_support::git_repo::{GitRepo, EMAIL};
 use copilot_ls_test_support::process::{run_bounded, Run};
 use copilot_ls_test_support::secrets::Gen;
 use serde_json::{json, Value};
@@ -15,9 +16,6 @@ use serde_json::{json, Value};
 const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
 /// A hang fails the test after this long instead of blocking the suite.
 const LIMIT: Duration = Duration::from_secs(120);
-/// 2023-11-14 22:13:20 UTC: commit n is made n days later.
-const EPOCH: u64 = 1_700_000_000;
-const EMAIL: &str = "ada@example.com";
 
 /// A test's temp dir: a HOME for git and the binary, a cache dir, room for repositories.
 struct Scratch {
@@ -40,15 +38,8 @@ impl Scratch {
     }
 
     /// A new repository at `name` (branch `main`, no commit yet).
-    fn repo(&self, name: &str) -> Repo {
-        let repo = Repo {
-            path: self.path().join(name),
-            home: self.path().join("home"),
-            commits: std::cell::Cell::new(0),
-        };
-        std::fs::create_dir_all(&repo.path).unwrap();
-        repo.git(&["-c", "init.defaultBranch=main", "init", "-q"]);
-        repo
+    fn repo(&self, name: &str) -> GitRepo {
+        GitRepo::init(self.path().join(name), self.path().join("home"))
     }
 
     /// `copilot-ls tool NAME ARGS --workspace ROOT` in a clean environment plus `env`.
@@ -102,65 +93,6 @@ impl Scratch {
             run.stdout
         );
         run.stdout
-    }
-}
-
-/// A repository made with the `git` CLI, isolated from the developer's configuration.
-struct Repo {
-    path: PathBuf,
-    home: PathBuf,
-    commits: std::cell::Cell<u64>,
-}
-
-impl Repo {
-    /// Runs `git ARGS` in the repository, which must succeed; its stdout.
-    fn git(&self, args: &[&str]) -> String {
-        let date = format!("{} +0000", EPOCH + self.commits.get() * 86_400);
-        let output = Command::new("git")
-            .args(["-c", "gc.auto=0", "-c", "commit.gpgsign=false"])
-            .args(args)
-            .current_dir(&self.path)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Ada Lovelace")
-            .env("GIT_AUTHOR_EMAIL", EMAIL)
-            .env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_NAME", "Ada Lovelace")
-            .env("GIT_COMMITTER_EMAIL", EMAIL)
-            .env("GIT_COMMITTER_DATE", &date)
-            .output()
-            .expect("git runs");
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn write(&self, path: &str, text: &str) {
-        let file = self.path.join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-    }
-
-    /// Writes `path` and commits everything with `subject`, a day after the last commit.
-    fn commit(&self, path: &str, text: &str, subject: &str) {
-        self.write(path, text);
-        self.commit_all(subject);
-    }
-
-    fn commit_all(&self, subject: &str) {
-        self.commits.set(self.commits.get() + 1);
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", subject]);
-    }
-
-    /// The first 10 hex digits of a revision's id.
-    fn short(&self, rev: &str) -> String {
-        self.git(&["rev-parse", rev]).trim()[..10].to_string()
     }
 }
 

@@ -11,14 +11,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use copilot_ls_test_support::git_repo::{GitRepo, EMAIL};
 use copilot_ls_test_support::process::{run_bounded, Run};
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
 /// A hang fails the test after this long instead of blocking the suite.
 const LIMIT: Duration = Duration::from_secs(120);
-/// 2023-11-14: each commit is a day after the one before.
-const EPOCH: u64 = 1_700_000_000;
 
 /// A test's temp dir: a HOME for git and the binary, a cache dir, and room for
 /// repositories.
@@ -51,15 +50,8 @@ impl Scratch {
     }
 
     /// A new repository at `name` (branch `main`, no commit yet).
-    fn repo(&self, name: &str) -> Repo {
-        let repo = Repo {
-            path: self.path().join(name),
-            home: self.home(),
-            commits: std::cell::Cell::new(0),
-        };
-        std::fs::create_dir_all(&repo.path).unwrap();
-        repo.git(&["-c", "init.defaultBranch=main", "init", "-q"]);
-        repo
+    fn repo(&self, name: &str) -> GitRepo {
+        GitRepo::init(self.path().join(name), self.home())
     }
 
     /// The binary in a clean environment: PATH, HOME and the cache dir, then `env`.
@@ -122,6 +114,13 @@ impl Scratch {
     /// `copilot-ls ask --json` with no provider (the answer lists places), which must
     /// succeed.
     fn ask(&self, root: &Path, question: &str) -> Value {
+        self.ask_with(root, question, &[])
+    }
+
+    /// `ask`, with `env` besides.
+    fn ask_with(&self, root: &Path, question: &str, env: &[(&str, &str)]) -> Value {
+        let mut all = vec![("COPILOT_LS_PROVIDER", "none")];
+        all.extend_from_slice(env);
         let run = self.copilot(
             &[
                 "ask",
@@ -130,84 +129,11 @@ impl Scratch {
                 "--workspace",
                 root.to_str().unwrap(),
             ],
-            &[("COPILOT_LS_PROVIDER", "none")],
+            &all,
         );
         assert_eq!(run.code, Some(0), "ask failed: {}", run.stderr);
         serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("ask --json printed {:?}: {e}", run.stdout))
-    }
-}
-
-/// A repository made with the `git` CLI, isolated from the developer's configuration.
-struct Repo {
-    path: PathBuf,
-    home: PathBuf,
-    commits: std::cell::Cell<u64>,
-}
-
-impl Repo {
-    /// Runs `git ARGS` in the repository, which must succeed; its stdout.
-    fn git(&self, args: &[&str]) -> String {
-        self.git_in(&self.path, args)
-    }
-
-    fn git_in(&self, dir: &Path, args: &[&str]) -> String {
-        let n = self.commits.get();
-        let date = format!("{} +0000", EPOCH + n * 86_400);
-        let output = Command::new("git")
-            .args(["-c", "gc.auto=0", "-c", "commit.gpgsign=false"])
-            .args(args)
-            .current_dir(dir)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Ada Lovelace")
-            .env("GIT_AUTHOR_EMAIL", "ada@example.com")
-            .env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_NAME", "Ada Lovelace")
-            .env("GIT_COMMITTER_EMAIL", "ada@example.com")
-            .env("GIT_COMMITTER_DATE", &date)
-            .output()
-            .expect("git runs");
-        assert!(
-            output.status.success(),
-            "git {args:?} in {}: {}",
-            dir.display(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// Writes `path` (folders made) in the work tree.
-    fn write(&self, path: &str, text: &str) {
-        let file = self.path.join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-    }
-
-    /// Writes `path` and commits everything with `subject`, a day after the last commit.
-    fn commit(&self, path: &str, text: &str, subject: &str) {
-        self.write(path, text);
-        self.commit_all(subject);
-    }
-
-    fn commit_all(&self, subject: &str) {
-        self.commits.set(self.commits.get() + 1);
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", subject]);
-    }
-
-    fn rev(&self, rev: &str) -> String {
-        self.git(&["rev-parse", rev]).trim().to_string()
-    }
-
-    /// The loose object file of `rev`.
-    fn loose_object(&self, rev: &str) -> PathBuf {
-        let id = self.rev(rev);
-        let file = self.path.join(".git/objects").join(&id[..2]).join(&id[2..]);
-        assert!(file.is_file(), "{rev} ({id}) is not a loose object");
-        file
     }
 }
 
@@ -287,11 +213,7 @@ fn a_plain_repository_has_all_its_commits() {
             "{}",
             log.text
         );
-        assert!(
-            !log.text.contains("ada@example.com"),
-            "an e-mail shown: {}",
-            log.text
-        );
+        assert!(!log.text.contains(EMAIL), "an e-mail shown: {}", log.text);
     }
 }
 
@@ -501,7 +423,7 @@ fn a_partial_clone_without_blobs_keeps_every_commit() {
 }
 
 /// A repository of four commits, all objects loose.
-fn four_loose_commits(scratch: &Scratch, name: &str) -> Repo {
+fn four_loose_commits(scratch: &Scratch, name: &str) -> GitRepo {
     let repo = scratch.repo(name);
     repo.commit("one.py", &python(1), "Add handler one");
     repo.commit("two.py", &python(2), "Add handler two");
@@ -752,12 +674,7 @@ fn a_linked_worktree_gets_full_history_of_its_own_head() {
     assert_eq!(scratch.history(&worktree, &[]), complete(3));
     // A commit in the worktree is its HEAD's, not the main work tree's.
     std::fs::write(worktree.join("d.py"), python(4)).unwrap();
-    repo.commits.set(repo.commits.get() + 1);
-    repo.git_in(&worktree, &["add", "-A"]);
-    repo.git_in(
-        &worktree,
-        &["commit", "-q", "-m", "Add the worktree handler"],
-    );
+    repo.commit_all_in(&worktree, "Add the worktree handler");
     assert_eq!(scratch.history(&worktree, &[]), complete(4));
     assert_eq!(scratch.history(&repo.path, &[]), complete(3));
     if let Some(log) = scratch.git_log(&worktree, json!({})) {
@@ -805,7 +722,7 @@ fn a_renamed_file_keeps_its_history() {
 /// A workspace where the lexical ranking alone cannot tell two modules apart: both
 /// hold the question's words once. Only the history says which one a past change about
 /// the same thing touched.
-fn two_equal_modules(scratch: &Scratch) -> Repo {
+fn two_equal_modules(scratch: &Scratch) -> GitRepo {
     let repo = scratch.repo("buckets");
     repo.commit(
         "refill.py",
@@ -848,7 +765,7 @@ fn a_strong_past_change_is_shown_under_the_places_and_a_weak_one_is_not() {
     // The commit's id (10 hex) and date are shown; the author's e-mail never is.
     let id = repo.rev("HEAD~1");
     assert!(section.contains(&id[..10]), "{section}");
-    assert!(!text.contains("ada@example.com"));
+    assert!(!text.contains(EMAIL));
 
     // One shared word is a weak match: nothing is shown.
     let weak = scratch.ask(&repo.path, "where is the drain defined");
@@ -856,33 +773,21 @@ fn a_strong_past_change_is_shown_under_the_places_and_a_weak_one_is_not() {
     assert!(!text.contains("## Related past changes"), "{text}");
 
     // With history off, nothing either.
-    let run = scratch.copilot(
-        &[
-            "ask",
-            "--json",
-            "tokens refill lazily when the bucket runs empty",
-            "--workspace",
-            repo.path.to_str().unwrap(),
-        ],
-        &[
-            ("COPILOT_LS_PROVIDER", "none"),
-            ("COPILOT_LS_HISTORY", "off"),
-        ],
+    let off = scratch.ask_with(
+        &repo.path,
+        "tokens refill lazily when the bucket runs empty",
+        &[("COPILOT_LS_HISTORY", "off")],
     );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(
-        !run.stdout.contains("Related past changes"),
-        "{}",
-        run.stdout
-    );
+    let text = off["answer"].as_str().unwrap();
+    assert!(!text.contains("Related past changes"), "{text}");
 }
 
 #[test]
 fn a_past_change_votes_for_the_file_it_changed() {
     let scratch = Scratch::new();
     let repo = scratch.repo("votes");
-    // Two modules with the same words; the lexical ranking puts `a_pool.py` first (its
-    // path sorts first on a tie). Past changes about "stalls" changed `b_pool.py` only.
+    // Two modules with the same words; the lexical ranking puts `a_pool.py` first (the
+    // other is a comment line longer). Past changes about "stalls" changed `b_pool.py`.
     let body =
         "def take(pool):\n    # waits for a free slot in the pool\n    return pool.slots.pop()\n";
     repo.commit("a_pool.py", body, "Add the first pool");
@@ -896,21 +801,7 @@ fn a_past_change_votes_for_the_file_it_changed() {
     }
     let question = "the pool stalls waiting for a free slot";
     let cited = |env: &[(&str, &str)]| -> Vec<String> {
-        let mut all = vec![("COPILOT_LS_PROVIDER", "none")];
-        all.extend_from_slice(env);
-        let run = scratch.copilot(
-            &[
-                "ask",
-                "--json",
-                question,
-                "--workspace",
-                repo.path.to_str().unwrap(),
-            ],
-            &all,
-        );
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-        let answer: Value = serde_json::from_str(&run.stdout).unwrap();
-        answer["citations"]
+        scratch.ask_with(&repo.path, question, env)["citations"]
             .as_array()
             .unwrap()
             .iter()

@@ -44,7 +44,9 @@ pub use citations::{Citation, CitedLines};
 pub use events::{AskEvent, EventSink};
 pub use history::bound_history;
 pub use index_notice::IndexState;
-pub use no_provider::{locate, model_candidates, place_candidates, LocatedPlace, PLACES};
+pub use no_provider::{
+    locate, locate_question, model_candidates, place_candidates, places_text, LocatedPlace, PLACES,
+};
 pub use options::{AskOptions, EditDecision, EditReview};
 pub use spread::for_model as context_for_model;
 

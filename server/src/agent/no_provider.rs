@@ -170,6 +170,40 @@ pub fn locate(workspace: &Workspace, hits: &[RetrievalHit], question: &str) -> V
         .collect()
 }
 
+/// The question of a `locate` call (`{"question": …}`, nothing else), or why the
+/// arguments are not one: MCP's tool and `copilot-ls tool locate` read them alike.
+pub fn locate_question(arguments: &serde_json::Value) -> Result<&str, &'static str> {
+    if arguments
+        .as_object()
+        .is_some_and(|object| object.keys().any(|k| k != "question"))
+    {
+        return Err("locate takes only `question`");
+    }
+    arguments
+        .get("question")
+        .and_then(serde_json::Value::as_str)
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .ok_or("question must be a non-empty string, e.g. {\"question\": \"where are retries decided?\"}")
+}
+
+/// `locate`'s text for `places`: numbered, `path:line-end label`, then the excerpt.
+pub fn places_text(places: &[LocatedPlace]) -> String {
+    let mut text = String::new();
+    for (i, place) in places.iter().enumerate() {
+        text.push_str(&format!(
+            "{}. {}:{}-{} {}\n{}\n",
+            i + 1,
+            place.path,
+            place.line,
+            place.end_line.max(place.line),
+            place.label,
+            place.excerpt
+        ));
+    }
+    text
+}
+
 /// The definition a place cites: its own, else the chunk's when that one holds it.
 fn cited_symbol(place: &Place, hit: &RetrievalHit) -> Option<String> {
     place

@@ -86,39 +86,16 @@ fn located(
         Ok(value) => value,
         Err(error) => return failed(&format!("invalid arguments for locate: {error}")),
     };
-    if arguments
-        .as_object()
-        .is_some_and(|object| object.keys().any(|k| k != "question"))
-    {
-        return failed("locate takes only `question`");
-    }
-    let Some(question) = arguments
-        .get("question")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|q| !q.is_empty())
-    else {
-        return failed(
-            "question must be a non-empty string, e.g. {\"question\": \"where are retries decided?\"}",
-        );
+    let question = match agent::locate_question(&arguments) {
+        Ok(question) => question,
+        Err(why) => return failed(why),
     };
     let Some(index) = index else {
         return failed("locate ranks places with the workspace index, which this folder does not get (it is not a project); use search_code");
     };
     let hits = agent::place_candidates(&|n| index.search(question, n));
     let places = agent::locate(workspace, &hits, question);
-    let mut text = String::new();
-    for (i, place) in places.iter().enumerate() {
-        text.push_str(&format!(
-            "{}. {}:{}-{} {}\n{}\n",
-            i + 1,
-            place.path,
-            place.line,
-            place.end_line.max(place.line),
-            place.label,
-            place.excerpt
-        ));
-    }
+    let mut text = agent::places_text(&places);
     if places.is_empty() {
         text.push_str("(nothing in the workspace matches the question's words)\n");
     }

@@ -17,7 +17,7 @@ use gix::diff::blob::{Algorithm, Diff, InternedInput, Interner};
 use gix::ObjectId;
 use rustc_hash::FxHashMap;
 
-use super::read::split_message;
+use super::read::describe;
 use super::{Reason, Repository};
 
 /// A commit as blame shows it (never the author's e-mail address).
@@ -186,20 +186,12 @@ fn map_lines(head: &[&[u8]], now: &[&[u8]]) -> Vec<Option<u32>> {
 }
 
 fn commit_of(local: &gix::Repository, id: ObjectId) -> Option<BlameCommit> {
-    let commit = local.find_commit(id).ok()?;
-    let (author, time) = match commit.author() {
-        Ok(signature) => (
-            signature.name.to_str_lossy().into_owned(),
-            signature.time().map(|t| t.seconds).unwrap_or(0),
-        ),
-        Err(_) => (String::new(), 0),
-    };
-    let (subject, _) = split_message(&commit.message_raw_sloppy().to_str_lossy());
+    let described = describe(&local.find_commit(id).ok()?);
     Some(BlameCommit {
         id: id.to_hex().to_string(),
-        time,
-        author,
-        subject,
+        time: described.time,
+        author: described.author,
+        subject: described.subject,
     })
 }
 

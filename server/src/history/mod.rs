@@ -318,13 +318,11 @@ impl History {
         if surplus > 0 {
             store.drop_oldest(&writer, surplus);
             next.reason = Some(Reason::Bound);
-            next.commits = store.count();
             if let Err(error) = store.commit(&mut writer, next.clone()) {
                 tracing::warn!("history: cannot save: {error}");
             }
         }
-        next.commits = store.count();
-        store.meta.commits = next.commits;
+        let held = store.count();
         drop(store);
         *write(&self.renamed) = None;
         tracing::info!(
@@ -332,7 +330,7 @@ impl History {
             records.len(),
             gone.len(),
             started.elapsed().as_secs_f64(),
-            next.commits
+            held
         );
     }
 
@@ -411,7 +409,7 @@ pub fn date(seconds: i64) -> String {
 
 /// A commit id as shown: its first 10 hex digits.
 pub fn short_id(id: &str) -> &str {
-    &id[..id.len().min(10)]
+    id.get(..10).unwrap_or(id)
 }
 
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -425,4 +423,19 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 
 fn lock<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{date, short_id};
+
+    #[test]
+    fn dates_are_civil_days_in_utc_and_ids_are_cut_to_ten() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(951_782_400), "2000-02-29");
+        assert_eq!(date(1_700_000_000), "2023-11-14");
+        assert_eq!(date(-86_400), "1969-12-31");
+        assert_eq!(short_id("0123456789abcdef"), "0123456789");
+        assert_eq!(short_id("abc"), "abc");
+    }
 }

@@ -129,15 +129,12 @@ fn read_one(
     id: ObjectId,
 ) -> Option<CommitRecord> {
     let commit = local.find_commit(id).ok()?;
-    let (author, time) = match commit.author() {
-        Ok(signature) => (
-            signature.name.to_str_lossy().into_owned(),
-            signature.time().map(|t| t.seconds).unwrap_or(0),
-        ),
-        Err(_) => (String::new(), 0),
-    };
-    let message = commit.message_raw_sloppy().to_str_lossy().into_owned();
-    let (subject, body) = split_message(&message);
+    let Described {
+        author,
+        time,
+        subject,
+        body,
+    } = describe(&commit);
     let tree = commit.tree().ok()?;
     // A first parent missing from a shallow clone (or lost) gives no changed paths,
     // rather than every file of the tree.
@@ -223,6 +220,32 @@ fn read_one(
         body,
         files,
     })
+}
+
+/// What a commit says of itself: its author's name (never the address), author time,
+/// subject and body.
+pub struct Described {
+    pub author: String,
+    pub time: i64,
+    pub subject: String,
+    pub body: String,
+}
+
+pub fn describe(commit: &gix::Commit<'_>) -> Described {
+    let (author, time) = match commit.author() {
+        Ok(signature) => (
+            signature.name.to_str_lossy().into_owned(),
+            signature.time().map(|t| t.seconds).unwrap_or(0),
+        ),
+        Err(_) => (String::new(), 0),
+    };
+    let (subject, body) = split_message(&commit.message_raw_sloppy().to_str_lossy());
+    Described {
+        author,
+        time,
+        subject,
+        body,
+    }
 }
 
 /// A message's subject (its first paragraph, on one line) and body (the rest).

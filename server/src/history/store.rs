@@ -74,7 +74,6 @@ pub struct Meta {
     pub format: u32,
     /// Hex id of the HEAD commit read, `None` before the first read.
     pub head: Option<String>,
-    pub commits: usize,
     /// The highest `seq` given so far.
     pub seq: u64,
     pub reason: Option<Reason>,

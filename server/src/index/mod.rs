@@ -372,7 +372,7 @@ impl RetrievalIndex {
         let layered = overlay
             .as_ref()
             .map(|o| (o.store.reader.searcher(), lock(&o.hidden).clone()));
-        let past = past_changes::for_question(&self.inner, query);
+        let past = past_changes::for_question(&self.inner, query, ranking);
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let layer = layered
                 .as_ref()

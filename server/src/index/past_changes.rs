@@ -11,25 +11,23 @@
 use rustc_hash::FxHashMap;
 
 use super::file_kind::FileKind;
-use super::search::Found;
+use super::search::{Found, PastChanges};
+use super::Ranking;
 use super::{Inner, Location, RetrievalIndex};
 use crate::history::{self, History, HistoryOptions};
 use crate::workspace::sandbox::Sandbox;
 
-/// Fusion parameters: reciprocal-rank constant, the vote's weight against the lexical
-/// ranking's, the commits that vote, the voted files considered.
+/// Fusion parameters: the lexical ranking's reciprocal-rank constant, the vote's weight
+/// against it, the commits that vote, the voted files considered.
 #[derive(Clone, Copy, Debug)]
 pub struct Fusion {
     pub k: f32,
     pub weight: f32,
     pub voters: usize,
     pub files: usize,
-    /// 0: reciprocal ranks on both sides; 1: the vote by its share of the best vote;
-    /// 2: as 1, but the vote only reorders the files the lexical ranking found.
-    pub mode: u8,
 }
 
-/// Chosen on the tuning split (docs/retrieval.md, "Similar past changes"): the vote by
+/// Chosen on the tuning split (docs/history.md, "The vote, measured"): the vote by
 /// its share of the best vote (a file a weak match voted for gains little; by reciprocal
 /// rank a second vote weighed nearly what the first did), a weight of a tenth (the
 /// lexical first file stays first unless the vote agrees on another one strongly), and
@@ -39,7 +37,6 @@ pub const FUSION: Fusion = Fusion {
     weight: 0.1,
     voters: 20,
     files: 10,
-    mode: 1,
 };
 
 impl Fusion {
@@ -56,12 +53,11 @@ impl Fusion {
                 .filter_map(|p| p.trim().parse().ok())
                 .collect();
             match parts[..] {
-                [k, weight, voters, files, mode] => Fusion {
+                [k, weight, voters, files] => Fusion {
                     k,
                     weight,
                     voters: voters as usize,
                     files: files as usize,
-                    mode: mode as u8,
                 },
                 _ => FUSION,
             }
@@ -106,31 +102,28 @@ pub fn tokenize(text: &str, emit: &mut dyn FnMut(&str)) {
     super::tokenize::for_each_term(text, emit);
 }
 
-/// The question's votes and the fusion in force, for `search::search`.
-pub fn for_question(inner: &Inner, question: &str) -> super::search::PastChanges {
+/// The question's votes and the fusion in force, for `search::search`; none for the
+/// plain BM25 baseline.
+pub fn for_question(inner: &Inner, question: &str, ranking: Ranking) -> PastChanges {
     let fusion = Fusion::current();
-    super::search::PastChanges {
-        voted: votes(inner, &inner.history, question, fusion),
-        fusion,
-    }
+    let voted = match ranking {
+        Ranking::Tuned => votes(inner, question, fusion),
+        Ranking::PlainBm25 => Vec::new(),
+    };
+    PastChanges { voted, fusion }
 }
 
-/// The files voted for, best first: only source files the index holds now.
-pub fn votes(
-    inner: &Inner,
-    history: &History,
-    question: &str,
-    fusion: Fusion,
-) -> Vec<(String, f32)> {
-    if fusion.weight <= 0.0 || history.is_empty() {
+/// The files voted for, best first: only source files the index holds now. The
+/// history is searched before the index's file list is locked, so a search never holds
+/// up the index's updates.
+fn votes(inner: &Inner, question: &str, fusion: Fusion) -> Vec<(String, f32)> {
+    if fusion.weight <= 0.0 || inner.history.is_empty() {
         return Vec::new();
     }
+    let source = |path: &str| FileKind::of_path(path) == FileKind::Source;
+    let mut voted = history::vote::vote(&inner.history, question, fusion.voters, &source);
     let files = super::lock(&inner.files);
-    let admit = |path: &str| {
-        files.get(path).is_some_and(|stamp| stamp.text)
-            && FileKind::of_path(path) == FileKind::Source
-    };
-    let mut voted = history::vote::vote(history, question, fusion.voters, &admit);
+    voted.retain(|(path, _)| files.get(path).is_some_and(|stamp| stamp.text));
     voted.truncate(fusion.files);
     voted
 }
@@ -154,24 +147,19 @@ pub fn fuse(
         lexical.entry(hit.path.clone()).or_insert(next);
     }
     let mut found = found;
-    if fusion.mode != 2 {
-        for (path, _) in voted {
-            if !lexical.contains_key(path) {
-                if let Some(chunk) = chunk_of(path) {
-                    found.push(chunk);
-                }
-            }
+    for (path, _) in voted {
+        if !lexical.contains_key(path) {
+            found.extend(chunk_of(path));
         }
     }
     let fused = |path: &str| -> f32 {
         let lexical = lexical
             .get(path)
             .map_or(0.0, |rank| 1.0 / (fusion.k + *rank as f32));
-        let vote = match voted.iter().position(|(p, _)| p == path) {
-            None => 0.0,
-            Some(rank) if fusion.mode == 0 => fusion.weight / (fusion.k + rank as f32 + 1.0),
-            Some(rank) => fusion.weight * voted[rank].1 / best_vote / fusion.k,
-        };
+        let vote = voted
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or(0.0, |(_, vote)| fusion.weight * vote / best_vote / fusion.k);
         lexical + vote
     };
     let mut scored: Vec<(f32, usize, Found)> = found

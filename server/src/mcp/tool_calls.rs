@@ -83,33 +83,14 @@ fn run(root: &Root, name: &str, arguments: &Value, coverage: Coverage) -> CallTo
 
 /// `locate`: the places a no-model ask lists for the question.
 fn locate(root: &Root, arguments: &Value, coverage: Coverage) -> CallToolResult {
-    let question = match arguments.as_object() {
-        Some(object) if object.keys().any(|k| k != "question") => {
-            return failed("locate takes only `question`");
-        }
-        _ => arguments
-            .get("question")
-            .and_then(Value::as_str)
-            .map(str::trim),
-    };
-    let Some(question) = question.filter(|q| !q.is_empty()) else {
-        return failed("question must be a non-empty string, e.g. {\"question\": \"where are retries decided?\"}");
+    let question = match agent::locate_question(arguments) {
+        Ok(question) => question,
+        Err(why) => return failed(why),
     };
     // As many chunks as a no-model ask chooses its places from.
     let hits = agent::place_candidates(&|n| root.index.search(question, n));
     let places = agent::locate(&root.workspace, &hits, question);
-    let mut text = String::new();
-    for (i, place) in places.iter().enumerate() {
-        text.push_str(&format!(
-            "{}. {}:{}-{} {}\n{}\n",
-            i + 1,
-            place.path,
-            place.line,
-            place.end_line.max(place.line),
-            place.label,
-            place.excerpt
-        ));
-    }
+    let mut text = agent::places_text(&places);
     let complete = coverage == Coverage::Complete;
     if places.is_empty() {
         text.push_str(if complete {

@@ -7,10 +7,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::ToolError;
-use super::git_log::{day, short, unavailable};
+use super::git_log::unavailable;
 use super::read_file::split_lines;
 use super::ToolOutput;
 use crate::history::blame::{self, BlameError, Run};
+use crate::history::{date, short_id};
 use crate::workspace::{TextSource, Workspace};
 
 /// Lines blamed by one call; the closing note tells the model how to read on.
@@ -86,7 +87,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
             let mut value = json!({"startLine": run.start, "endLine": run.end});
             if let Some(commit) = &run.commit {
                 value["id"] = json!(commit.id);
-                value["date"] = json!(day(commit.time));
+                value["date"] = json!(date(commit.time));
                 value["author"] = json!(commit.author);
                 value["subject"] = json!(commit.subject);
             }
@@ -106,8 +107,8 @@ fn run_line(run: &Run) -> String {
             "{}-{} {} {} {}: {}",
             run.start,
             run.end,
-            short(&commit.id),
-            day(commit.time),
+            short_id(&commit.id),
+            date(commit.time),
             commit.author,
             commit.subject
         ),

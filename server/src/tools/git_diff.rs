@@ -18,7 +18,7 @@ use super::git_log::unavailable;
 use super::ToolOutput;
 use crate::history::diff::{unified, Baseline};
 use crate::workspace::read::{looks_binary, read_bounded};
-use crate::workspace::sandbox::{is_refused_name, Sandbox};
+use crate::workspace::sandbox::{is_refused_path, Sandbox};
 use crate::workspace::walk::{self, Unreached};
 use crate::workspace::{redact, Workspace, MAX_READ_BYTES};
 
@@ -251,7 +251,7 @@ fn collapse(baseline: &Baseline, untracked: Vec<String>) -> Vec<String> {
 
 /// Secret files and `.git/` are never diffed or named.
 fn shows(path: &str) -> bool {
-    !path.split('/').any(is_refused_name)
+    !is_refused_path(path)
 }
 
 #[cfg(test)]

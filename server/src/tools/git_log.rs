@@ -1,17 +1,16 @@
 //! `git_log`: the commits of HEAD's history that changed a file or folder (renames
 //! followed), whose messages match words, or the newest, from the root's history
 //! (`history/`, kept beside the workspace index): one line per commit, then the files it
-//! changed. Also what the three `git_*` tools share: the day a commit was made and why
-//! there is no history.
+//! changed. Also what the three `git_*` tools share: why there is no history.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::ToolError;
 use super::ToolOutput;
-use crate::history::{CommitRecord, History, Reason};
+use crate::history::{self, CommitRecord, History, Reason};
 use crate::index::RetrievalIndex;
-use crate::workspace::sandbox::is_refused_name;
+use crate::workspace::sandbox::is_refused_path;
 use crate::workspace::Workspace;
 
 pub const DEFAULT_LIMIT: usize = 20;
@@ -54,11 +53,12 @@ pub fn run(
         .filter(|resolved| resolved.relative != ".");
 
     // The index's history, brought up to date with HEAD (a no-op when HEAD did not
-    // move); without an index, or when its history has not been read yet (another
-    // process holds it mid-write), one in memory for this call.
+    // move; a first read under way is waited for, not done twice); without an index, or
+    // when another process writes its history and has written none yet, one in memory
+    // for this call.
     let own;
     let mut history = index.map(|index| {
-        index.refresh_history();
+        index.history().refresh();
         index.history()
     });
     let unread = |h: &History| {
@@ -177,7 +177,7 @@ pub fn run(
     let data = json!({
         "commits": commits.iter().map(|commit| json!({
             "id": commit.id,
-            "date": day(commit.time),
+            "date": history::date(commit.time),
             "author": commit.author,
             "subject": commit.subject,
             "files": commit.files.iter().filter(|f| shows(&f.path)).map(|f| f.path.as_str()).collect::<Vec<_>>(),
@@ -190,21 +190,16 @@ pub fn run(
 pub fn commit_line(commit: &CommitRecord) -> String {
     format!(
         "{} {} {}: {}",
-        short(&commit.id),
-        day(commit.time),
+        history::short_id(&commit.id),
+        history::date(commit.time),
         commit.author,
         commit.subject
     )
 }
 
-/// A commit id's first 10 hex digits.
-pub fn short(id: &str) -> &str {
-    id.get(..10).unwrap_or(id)
-}
-
 /// Secret files and `.git/` are named by no tool, here neither.
 fn shows(path: &str) -> bool {
-    !path.split('/').any(is_refused_name)
+    !is_refused_path(path)
 }
 
 /// Why a `git_*` tool has nothing to read.
@@ -234,33 +229,9 @@ fn incomplete(reason: Reason) -> &'static str {
     }
 }
 
-/// `YYYY-MM-DD` (UTC) of a time in seconds since the epoch.
-pub fn day(seconds: i64) -> String {
-    // Howard Hinnant's days-to-civil algorithm.
-    let days = seconds.div_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn days_are_civil_dates() {
-        assert_eq!(day(0), "1970-01-01");
-        assert_eq!(day(951_782_400), "2000-02-29");
-        assert_eq!(day(1_700_000_000), "2023-11-14");
-        assert_eq!(day(-86_400), "1969-12-31");
-    }
 
     #[test]
     fn a_commit_is_one_line_without_an_address() {

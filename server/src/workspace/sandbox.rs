@@ -206,6 +206,12 @@ pub fn is_refused_name(name: &str) -> bool {
     name == ".git" || is_secret_file_name(name)
 }
 
+/// Whether a workspace-relative path (`/` separators) passes through a refused name:
+/// `.git/` or a secret file, at any depth.
+pub fn is_refused_path(path: &str) -> bool {
+    path.split('/').any(is_refused_name)
+}
+
 /// Canonicalizes the longest existing ancestor and appends the rest, refusing `..`
 /// in the part that does not exist (it cannot be resolved safely).
 fn canonicalize_allow_missing(path: &Path) -> Option<PathBuf> {

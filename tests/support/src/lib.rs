@@ -2,6 +2,7 @@
 //! and a scripted fake model provider speaking the real HTTP wire formats.
 
 pub mod fake_provider;
+pub mod git_repo;
 pub mod lsp_client;
 pub mod process;
 pub mod secrets;
