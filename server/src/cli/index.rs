@@ -37,6 +37,7 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
     }
     let shown = IndexProgress::new();
     let report = index.refresh(Bounds::from_env(), &|p| shown.progress(&p));
+    index.history().refresh();
     shown.finish();
     let seconds = started.elapsed().as_secs_f64();
     if let Some(note) = &report.unreached_example {

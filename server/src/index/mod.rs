@@ -196,8 +196,6 @@ impl RetrievalIndex {
         // whether it completed.
         *lock(&self.inner.ready) = true;
         self.inner.ready_changed.notify_all();
-        // After the files: reading history never delays them.
-        self.inner.history.refresh();
         report
     }
 

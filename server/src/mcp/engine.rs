@@ -136,6 +136,9 @@ impl Root {
                 b.running = false;
                 b.finished += 1;
             });
+            // After the files: a tool waiting for the index never waits for the history
+            // (`git_log` reads it itself when it is not there yet).
+            root.index.history().refresh();
         });
     }
 

@@ -250,4 +250,7 @@ fn refresh(index: &RetrievalIndex, events: &IndexEvents) {
         events(IndexEvent::InMemory(reason));
     }
     events(IndexEvent::Done(report));
+    // After the files are done and said to be: the history never delays them. The
+    // command line's asks wait for it too (their refresh returns after it).
+    index.history().refresh();
 }
