@@ -821,3 +821,41 @@ fn a_past_change_votes_for_the_file_it_changed() {
         "{with:?}"
     );
 }
+
+#[test]
+fn the_editors_history_setting_turns_it_off_and_on() {
+    use copilot_ls_test_support::lsp_client::LspClient;
+
+    let scratch = Scratch::new();
+    let repo = two_equal_modules(&scratch);
+    // The history is read once beforehand, so the server finds it on disk and what an
+    // ask sees does not depend on when its background read ends.
+    assert_eq!(scratch.history(&repo.path, &[])["commits"], 4);
+    let home = scratch.home();
+    let cache = scratch.cache();
+    let mut client = LspClient::spawn(
+        Path::new(BIN),
+        &repo.path,
+        &[
+            ("HOME", home.to_str().unwrap()),
+            ("COPILOT_LS_CACHE_DIR", cache.to_str().unwrap()),
+            ("COPILOT_LS_PROVIDER", "none"),
+        ],
+    );
+    client.initialize(&repo.path, json!({}), json!({"history": false}));
+    let question = json!({"question": "tokens refill lazily when the bucket runs empty"});
+    let related = |result: Value| {
+        result["answer"]
+            .as_str()
+            .unwrap()
+            .contains("## Related past changes")
+    };
+    let off = client.request("copilot/ask", question.clone()).unwrap();
+    assert!(!related(off.clone()), "{off}");
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"copilot-ls": {"history": true}}}),
+    );
+    let on = client.request("copilot/ask", question).unwrap();
+    assert!(related(on.clone()), "{on}");
+}

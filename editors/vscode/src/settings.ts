@@ -14,7 +14,7 @@
 export const SECTION = 'copilot-ls';
 export const OLD_SECTION = 'copilot';
 
-/** The keys of PROTOCOL.md section 2 (and maxOutputTokens), as named on the LSP side and under `copilot-ls.`. */
+/** The keys of PROTOCOL.md section 2 (and maxOutputTokens, history), as named on the LSP side and under `copilot-ls.`. */
 export const SERVER_SETTING_KEYS = [
   'provider',
   'baseUrl',
@@ -24,6 +24,7 @@ export const SERVER_SETTING_KEYS = [
   'maxOutputTokens',
   'stream',
   'requestTimeoutSecs',
+  'history',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

@@ -19,6 +19,7 @@ M.server_keys = {
   stream = 'boolean',
   requestTimeoutSecs = 'number',
   maxOutputTokens = 'number',
+  history = 'boolean',
 }
 
 ---@class copilot_ls.Options
@@ -42,6 +43,8 @@ M.defaults = {
   stream = nil,
   requestTimeoutSecs = nil,
   maxOutputTokens = nil,
+  -- false: the server reads no git history (no votes, no related changes, no git_log).
+  history = nil,
   answer = {
     -- 'float', 'split' (below) or 'vsplit' (right)
     layout = 'float',
@@ -144,6 +147,7 @@ local schema = {
   stream = { 'boolean' },
   requestTimeoutSecs = { 'number', integer_in(1, 3600) },
   maxOutputTokens = { 'number', integer_in(1, 1000000) },
+  history = { 'boolean' },
   answer = {
     'table',
     fields = {

@@ -155,6 +155,12 @@ describe('plugin', function()
     -- maxOutputTokens is a server setting like the others.
     assert.is_true(require('copilot_ls').setup({ enable = false, maxOutputTokens = 1024 }))
     assert.are.equal(1024, vim.lsp.config.copilot_ls.init_options.maxOutputTokens)
+
+    -- So is history: false turns the server's reading of the git history off.
+    assert.is_true(require('copilot_ls').setup({ enable = false, history = false }))
+    assert.are.equal(false, vim.lsp.config.copilot_ls.init_options.history)
+    assert.is_false(require('copilot_ls').setup({ enable = false, history = 'off' }))
+    assert.are.equal(false, vim.lsp.config.copilot_ls.init_options.history)
   end)
 
   it('asks the server for warnings only on stderr, unless told otherwise', function()
