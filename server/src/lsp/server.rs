@@ -33,6 +33,8 @@ pub struct Backend {
     /// Configuration problems found before the client could be told (environment,
     /// `initializationOptions`); shown at `initialized`.
     pub pending_problems: Mutex<Vec<String>>,
+    /// Publishes the asks' diagnostics in the order the asks end.
+    pub publisher: super::handlers::diagnostics::Publisher,
 }
 
 impl Backend {
@@ -48,6 +50,7 @@ impl Backend {
                 watch_files: false,
             }),
             pending_problems: Mutex::new(startup_problems),
+            publisher: Default::default(),
         }
     }
 
