@@ -78,6 +78,28 @@ fn every_tool_runs_from_the_command_line() {
 }
 
 #[test]
+fn the_tool_command_names_the_same_tools_in_its_help_and_its_error() {
+    let ws = temp_workspace();
+    let unknown = stdout(&run(&["tool", "nope"], ws.path(), &[]));
+    let listed: Vec<&str> = unknown
+        .trim()
+        .split_once("the tools are: ")
+        .map(|(_, names)| names.split(", ").collect())
+        .unwrap_or_default();
+    // MCP's headline tool runs here too; the ask's `answer` is not a lookup.
+    assert!(listed.contains(&"locate"), "{unknown}");
+    assert!(listed.contains(&"git_log"), "{unknown}");
+    assert!(!listed.contains(&"answer"), "{unknown}");
+    let help = stdout(&run(&["tool", "--help"], ws.path(), &[]));
+    for name in &listed {
+        assert!(help.contains(name), "`tool --help` leaves out {name}:\n{help}");
+    }
+    let answer = run(&["tool", "answer", "{}"], ws.path(), &[]);
+    assert_eq!(answer.status.code(), Some(1));
+    assert!(stdout(&answer).starts_with("Error: unknown tool `answer`"));
+}
+
+#[test]
 fn read_file_reads_long_files_in_windows_of_400_lines() {
     let ws = temp_workspace();
     let body: String = (1..=1000).map(|i| format!("line {i}\n")).collect();
@@ -120,6 +142,81 @@ fn read_file_reads_long_files_in_windows_of_400_lines() {
         "cut after 64 KiB"
     );
     assert!(text.contains("call read_file with start_line=67 to read on"));
+}
+
+/// Runs the binary with `input` on stdin; once stdout holds the reply to request 1,
+/// closes stdin and waits for the exit.
+fn run_until_first_reply(args: &[&str], cwd: &Path, input: &str) -> Output {
+    use std::io::{Read, Write};
+    let cache = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("COPILOT_LS_CACHE_DIR", cache.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("\"id\":1") {
+        match out.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    drop(stdin);
+    let mut output = child.wait_with_output().unwrap();
+    output.stdout = seen;
+    output
+}
+
+#[test]
+fn every_protocol_mode_is_quiet_on_stderr_by_default() {
+    let ws = temp_workspace();
+    let frame = |body: Value| {
+        let body = body.to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    };
+    let lsp = [
+        frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"capabilities": {}, "rootUri": null}})),
+        frame(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})),
+    ]
+    .concat();
+    let mcp = format!(
+        "{}\n{}\n",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    let acp = format!(
+        "{}\n",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}}})
+    );
+    for (args, input) in [
+        (vec!["serve"], lsp),
+        (vec!["mcp", "--workspace", ws.path().to_str().unwrap()], mcp),
+        (vec!["acp"], acp),
+    ] {
+        let output = run_until_first_reply(&args, ws.path(), &input);
+        let out = stdout(&output);
+        assert!(out.contains("\"id\":1"), "{args:?} answered nothing: {out}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // MCP and ACP clients show stderr to users as errors: warnings only.
+        assert!(
+            !stderr.contains("INFO") && !stderr.contains("DEBUG"),
+            "{args:?} logged below warnings by default:\n{stderr}"
+        );
+    }
 }
 
 #[test]

@@ -93,6 +93,7 @@ fn index(root: &Path, cache: &Path) -> Value {
             "history",
             "seconds",
             "symbols",
+            "textFiles",
             "unreached"
         ],
         "{report}"
@@ -123,6 +124,44 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+#[test]
+fn every_count_of_files_counts_the_same_files() {
+    // A binary file is indexed by its path (find_files finds it), not by its words:
+    // `index`, an ask's coverage and the build's progress all count it, once.
+    let ws = temp_workspace();
+    std::fs::write(ws.path().join("logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0binary").unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let report = index(ws.path(), cache.path());
+    let files = report["files"].as_u64().unwrap();
+    assert_eq!(report["textFiles"], files - 1, "{report}");
+    let text = finish(start(
+        &["index", "--workspace", ws.path().to_str().unwrap()],
+        cache.path(),
+    ));
+    assert!(
+        text.stdout
+            .starts_with(&format!("{files} files (1 of them binary), ")),
+        "{}",
+        text.stdout
+    );
+    let ask = finish(start(
+        &[
+            "ask",
+            "--json",
+            "--workspace",
+            ws.path().to_str().unwrap(),
+            "where is the bucket refilled?",
+        ],
+        cache.path(),
+    ));
+    let result: Value = serde_json::from_str(&ask.stdout).expect("one AskResult");
+    assert_eq!(
+        result["index"],
+        json!({"complete": true, "filesIndexed": files, "filesTotal": files}),
+        "{result}"
+    );
 }
 
 #[test]

@@ -222,12 +222,13 @@ fn index_report(session: &AcpSession) -> String {
             reason.as_str()
         ),
     };
+    let counts = index.counts();
     format!(
         "The index of `{}` holds {} files, {} chunks and {} definitions, {place}. {state}{history}",
         session.updates.root.display(),
-        index.file_count(),
-        index.chunk_count(),
-        index.symbol_count()
+        counts.files,
+        counts.chunks,
+        counts.symbols
     )
 }
 

@@ -513,8 +513,20 @@ fn excerpt(hit: &RetrievalHit, place: &Place) -> String {
     if let Some(heading) = &place.heading {
         lines.push(heading);
     }
+    // The place's own lines only: never past its last line into what follows it.
+    let last = place.end_line.max(place.line);
     let taken = EXCERPT_LINES - lines.len();
-    lines.extend(hit.text.lines().skip(skip).take(taken));
+    let from_chunk: Vec<&str> = hit
+        .text
+        .lines()
+        .enumerate()
+        .skip(skip)
+        .take(taken)
+        .take_while(|(i, _)| hit.start_line + i <= last)
+        .map(|(_, line)| line)
+        .collect();
+    let shown_to = hit.start_line + skip + from_chunk.len();
+    lines.extend(from_chunk);
     let indent = lines
         .iter()
         .filter(|l| !l.trim().is_empty())
@@ -528,7 +540,8 @@ fn excerpt(hit: &RetrievalHit, place: &Place) -> String {
     if place.heading.is_some() {
         body.insert(1, "…");
     }
-    let more = hit.end_line + 1 - hit.start_line > skip + taken;
+    // The place goes on below what is shown (in this chunk or past it).
+    let more = shown_to <= last;
     let longest_run = body
         .iter()
         .flat_map(|l| l.split(|c| c != '`'))

@@ -45,7 +45,7 @@ pub async fn run(
         session
             .prepare_index(Arc::new(move |event| events.event(&event)))
             .await;
-        shown.finish();
+        shown.finish(session.index().as_ref());
     }
     let progress = |event: AskEvent| {
         if let AskEvent::ToolStarted { label, .. } = event {

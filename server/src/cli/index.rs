@@ -38,7 +38,7 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
     let shown = IndexProgress::new();
     let report = index.refresh(Bounds::from_env(), &|p| shown.progress(&p));
     index.history().refresh();
-    shown.finish();
+    shown.finish(Some(&index));
     let seconds = started.elapsed().as_secs_f64();
     if let Some(note) = &report.unreached_example {
         let note = note.trim_start_matches('(').trim_end_matches(')');
@@ -48,12 +48,8 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
         eprintln!("copilot-ls: {why}; the index on disk keeps what it held before, and the next run reads the rest");
         return ExitCode::FAILURE;
     }
-    let (files, chunks, symbols, bytes) = (
-        index.file_count(),
-        index.chunk_count(),
-        index.symbol_count(),
-        index.bytes_on_disk(),
-    );
+    let (counts, bytes) = (index.counts(), index.bytes_on_disk());
+    let (files, chunks, symbols) = (counts.files, counts.chunks, counts.symbols);
     let history = index.history().state();
     let history_json = serde_json::json!({
         "commits": history.commits,
@@ -67,6 +63,8 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
             "chunks": chunks,
             "symbols": symbols,
             "filesRead": report.files_read,
+            // Of `files`, those searched by their words (the rest are binary).
+            "textFiles": counts.text,
             "seconds": seconds,
             "bytes": bytes,
             // Paths the walk or the reads could not reach (permissions, PATH_MAX).
@@ -87,9 +85,13 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
                 reason.as_str()
             ),
         };
+        let binary = match files - counts.text {
+            0 => String::new(),
+            n => format!(" ({n} of them binary)"),
+        };
         writeln!(
             stdout,
-            "{files} files, {chunks} chunks, {symbols} symbols, {history}\n{} files read in {seconds:.2} s\n{bytes} bytes on disk at {location}",
+            "{files} files{binary}, {chunks} chunks, {symbols} symbols, {history}\n{} files read in {seconds:.2} s\n{bytes} bytes on disk at {location}",
             report.files_read
         )
     };

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::index::Progress;
+use crate::index::{Progress, RetrievalIndex};
 use crate::session::IndexEvent;
 use crate::text::thousands;
 
@@ -85,8 +85,9 @@ impl IndexProgress {
         let _ = stderr.flush();
     }
 
-    /// The final line, after a wait of more than half a second.
-    pub fn finish(&self) {
+    /// The final line, after a wait of more than half a second: the files the index
+    /// holds, the number `copilot-ls index` shows (the progress counted the walk's).
+    pub fn finish(&self, index: Option<&RetrievalIndex>) {
         let elapsed = self.started.elapsed();
         if elapsed < QUIET_FOR {
             let state = crate::session::lock(&self.state);
@@ -95,10 +96,11 @@ impl IndexProgress {
             }
             return;
         }
-        let (_, total) = crate::session::lock(&self.state).files;
+        let (_, walked) = crate::session::lock(&self.state).files;
+        let files = index.map_or(walked, RetrievalIndex::file_count);
         self.line(&format!(
             "copilot-ls: indexed {} files in {:.1} s",
-            thousands(total),
+            thousands(files),
             elapsed.as_secs_f64()
         ));
     }

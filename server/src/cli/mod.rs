@@ -74,13 +74,16 @@ enum Command {
         /// Workspace root (default: the current directory).
         #[arg(long, value_name = "DIR")]
         workspace: Option<PathBuf>,
-        /// Print one JSON object {files, chunks, symbols, filesRead, seconds, bytes}.
+        /// Print one JSON object {files, textFiles, chunks, symbols, filesRead, seconds,
+        /// bytes, unreached, history}: `files` counts every file indexed (binary ones by
+        /// path only), `unreached` the paths the walk could not read, `history` is
+        /// {commits, complete, reason}.
         #[arg(long)]
         json: bool,
     },
     /// Run one tool exactly as the model would call it and print its result.
     Tool {
-        /// Tool name: read_file, list_directory, search_code, find_files, find_symbol, find_references, file_outline, list_open_buffers, read_open_buffer, propose_edit.
+        /// Tool name: locate, search_code, read_file, list_directory, find_files, find_symbol, find_references, file_outline, git_log, git_blame, git_diff, list_open_buffers, read_open_buffer, propose_edit.
         name: String,
         /// The tool's arguments as a JSON object.
         #[arg(default_value = "{}")]
@@ -110,11 +113,9 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    let serving = matches!(
-        cli.command,
-        None | Some(Command::Serve { .. }) | Some(Command::Acp) | Some(Command::Mcp { .. })
-    );
-    init_logging(if serving { "info" } else { "warn" });
+    // Warnings only by default, in every mode: MCP and ACP clients show a server's
+    // stderr to their users as errors, and an editor's log is no place for chatter.
+    init_logging("warn");
     let (settings, problems) = Settings::from_env(&crate::session::settings::process_env);
 
     // `tool` is synchronous: it gets no runtime (starting one costs a few ms per call).

@@ -16,7 +16,24 @@ use crate::workspace::project_root;
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
 
+/// The tools this command runs: MCP's `locate` and every tool of the ask's registry
+/// but `answer` (the ask's way to end, not a lookup). `copilot-ls tool --help` names
+/// the same ones.
+pub fn names() -> Vec<String> {
+    std::iter::once("locate".to_string())
+        .chain(tools::names().into_iter().filter(|name| name != "answer"))
+        .collect()
+}
+
 pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: bool) -> ExitCode {
+    let names = names();
+    if !names.iter().any(|known| known == name) {
+        println!(
+            "Error: unknown tool `{name}`; the tools are: {}",
+            names.join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
     let root = super::workspace_root(workspace);
     let sandbox = match Sandbox::new(&root) {
         Ok(sandbox) => sandbox,
@@ -50,7 +67,7 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: boo
             if wants_files && !no_wait {
                 let shown = IndexProgress::new();
                 index.refresh_or_fall_back(Bounds::from_env(), &|p| shown.progress(&p));
-                shown.finish();
+                shown.finish(Some(&index));
             }
             Some(index)
         })

@@ -33,6 +33,18 @@ impl Coverage {
     }
 }
 
+/// What the index holds, as `copilot-ls index` and the command line's wait report it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Every file the index knows (found by `find_files`): what "N files" counts
+    /// wherever it is shown, as in the build's progress and an ask's coverage.
+    pub files: usize,
+    /// Of those, the text files: searched by their words (the rest are binary).
+    pub text: usize,
+    pub chunks: usize,
+    pub symbols: usize,
+}
+
 /// The live counters a build updates and asks read, without a lock.
 #[derive(Default)]
 pub struct CoverageState {

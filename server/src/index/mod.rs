@@ -63,7 +63,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use self::analyze::{analyze, Definitions, FileStamp, EDITOR_SIZE};
 pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
-pub use self::coverage::Coverage;
+pub use self::coverage::{Counts, Coverage};
 use self::coverage::CoverageState;
 pub use self::rank::Ranking;
 use self::schema::Fields;
@@ -487,25 +487,22 @@ impl RetrievalIndex {
         }
     }
 
-    /// Text files indexed.
+    /// Files indexed, binary ones too: the count every "N files" shows.
     pub fn file_count(&self) -> usize {
-        lock(&self.inner.files).values().filter(|s| s.text).count()
+        lock(&self.inner.files).len()
     }
 
-    /// Chunks indexed.
-    pub fn chunk_count(&self) -> usize {
-        lock(&self.inner.files)
-            .values()
-            .map(|s| s.chunks as usize)
-            .sum()
-    }
-
-    /// Definitions indexed.
-    pub fn symbol_count(&self) -> usize {
-        lock(&self.inner.files)
-            .values()
-            .map(|s| s.symbols as usize)
-            .sum()
+    /// Files, text files, chunks and definitions indexed, read under one lock.
+    pub fn counts(&self) -> Counts {
+        let files = lock(&self.inner.files);
+        let mut counts = Counts::default();
+        for state in files.values() {
+            counts.files += 1;
+            counts.text += usize::from(state.text);
+            counts.chunks += state.chunks as usize;
+            counts.symbols += state.symbols as usize;
+        }
+        counts
     }
 
     /// Where the index lives.

@@ -126,7 +126,8 @@ export function installExtension(env: E2eEnv, extensionsDir: string, home: strin
   }
 }
 
-export async function startCodeServer(env: E2eEnv, home: string, workspace: string, settings: object): Promise<CodeServer> {
+/** Starts code-server on `workspace` with `settings` as the User settings; logs go to `logDir`. */
+export async function startCodeServer(env: E2eEnv, home: string, workspace: string, settings: object, logDir = env.outDir): Promise<CodeServer> {
   const userData = path.join(home, 'user-data');
   const extensionsDir = path.join(home, 'extensions');
   mkdirSync(path.join(userData, 'User'), { recursive: true });
@@ -156,14 +157,14 @@ export async function startCodeServer(env: E2eEnv, home: string, workspace: stri
       XDG_CACHE_HOME: path.join(home, 'cache'),
     }),
   });
-  track(child, path.join(env.outDir, 'code-server.log'));
-  child.stdout?.pipe(createWriteStream(path.join(env.outDir, 'code-server.stdout.log')));
+  track(child, path.join(logDir, 'code-server.log'));
+  child.stdout?.pipe(createWriteStream(path.join(logDir, 'code-server.stdout.log')));
   const url = `http://127.0.0.1:${port}`;
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   await waitUntil('code-server /healthz', async () => {
     if (exited !== undefined) {
-      throw new Error(`code-server exited with ${exited}; see ${env.outDir}/code-server.log`);
+      throw new Error(`code-server exited with ${exited}; see ${logDir}/code-server.log`);
     }
     try {
       return (await fetch(`${url}/healthz`)).ok || undefined;

@@ -3,11 +3,11 @@
 // in order and share one window, like a person working through the features.
 
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { after, before, describe } from 'node:test';
+import type { Page } from 'playwright-core';
 import {
   answerFrame,
   answerInputBox,
@@ -16,44 +16,36 @@ import {
   coveredInAnswer,
   cursorAt,
   errorNotification,
-  extensionLogIn,
   focusProblems as focusProblemsOf,
   goToLine,
-  readRequests,
   searchSettings,
   serverRunning,
   settingItem as settingItemOf,
   showThread,
-  e2eEnv,
   notification,
   openFile,
   runCommand,
-  startCodeServer,
-  startFakeProvider,
-  launchBrowser,
-  stopAll,
   THREAD_CONTROLS,
   waitUntil,
-  type CodeServer,
   type E2eEnv,
 } from './harness';
 import { CONFIG_NEW, FOLLOW_UP, NEW_TEXT, NOTES_NEW, QUESTION, SCRIPT } from './scenario';
+import { closeSession, extensionLog as extensionLogOf, openSession, requests as requestsOf, screenshot as screenshotOf, stepsOf, type Session } from './session';
 
+let session: Session | undefined;
 let env: E2eEnv;
 let work: string;
 let workspace: string;
-let record: string;
-let server: CodeServer;
-let browser: Browser;
 let page: Page;
+const step = stepsOf(() => session);
 
 function requests() {
-  return readRequests(record);
+  return requestsOf(session!);
 }
 
 /** The extension's log so far (its output channel, as VS Code writes it to disk). */
 function extensionLog(): string {
-  return extensionLogIn(path.join(work, 'home', 'user-data'));
+  return extensionLogOf(session!);
 }
 
 async function ask(command: string, title: string, question: string): Promise<void> {
@@ -72,7 +64,7 @@ async function focusProblems(): Promise<void> {
 
 /** A screenshot of a fixed flow, kept with the run's other output. */
 async function screenshot(name: string): Promise<void> {
-  await page.screenshot({ path: path.join(env.outDir, `${name}.png`) });
+  await screenshotOf(session!, name);
 }
 
 /** The Refactor Preview's row for `file`, its checkbox, and its Apply button. */
@@ -81,86 +73,14 @@ function refactorPreview(file: string) {
   return { row, checkbox: row.locator('.edit-checkbox'), apply: page.locator('.monaco-button', { hasText: /^Apply$/ }).first() };
 }
 
-/** How much of the extension's log a failed step prints. */
-const FAILURE_LOG_LINES = 60;
-
-/** `it`, plus a screenshot of the window and the extension log's tail when it fails. */
-function step(name: string, fn: () => Promise<void>): void {
-  it(name, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
-      await page?.screenshot({ path: path.join(env.outDir, `failed-${slug}.png`) }).catch(() => undefined);
-      // CI keeps only what is printed: the extension's last lines say what it did.
-      const tail = (() => {
-        try {
-          return extensionLog().split('\n').slice(-FAILURE_LOG_LINES).join('\n');
-        } catch {
-          return '(no extension log)';
-        }
-      })();
-      console.error(`--- the extension's log before "${name}" failed:\n${tail}\n---`);
-      throw err;
-    }
-  });
-}
-
 describe('VS Code extension against copilot-ls and the fake provider', { timeout: 600_000 }, () => {
   before(async () => {
-    env = e2eEnv();
-    mkdirSync(env.outDir, { recursive: true });
-    work = mkdtempSync(path.join(os.tmpdir(), 'copilot-vscode-e2e-'));
-    workspace = path.join(work, 'tollbooth');
-    cpSync(env.fixture, workspace, { recursive: true });
-    const script = path.join(work, 'script.json');
-    writeFileSync(script, JSON.stringify(SCRIPT, null, 2));
-    record = path.join(env.outDir, 'provider-requests.jsonl');
-    writeFileSync(record, '');
-    const port = await startFakeProvider(env.fakeProvider, script, record, env.outDir);
-
-    server = await startCodeServer(env, path.join(work, 'home'), workspace, {
-      'copilot-ls.server.path': env.copilotLs,
-      'copilot-ls.provider': 'openai',
-      'copilot-ls.baseUrl': `http://127.0.0.1:${port}/v1`,
-      'copilot-ls.model': 'fake',
-      'copilot-ls.requestTimeoutSecs': 30,
-      'copilot-ls.trace.server': 'verbose',
-      'workbench.startupEditor': 'none',
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'chat.disableAIFeatures': true,
-      'telemetry.telemetryLevel': 'off',
-      'security.workspace.trust.enabled': false,
-      'git.enabled': false,
-      'extensions.ignoreRecommendations': true,
-      'editor.minimap.enabled': false,
-      // The edit must reach the disk only when the test saves it.
-      'files.autoSave': 'off',
-    });
-    browser = await launchBrowser(env);
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    page.setDefaultTimeout(30_000);
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-    // The explorer shows the workspace once the workbench has restored.
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 90_000 });
+    session = await openSession({ name: '', script: SCRIPT, viewport: { width: 1500, height: 950 } });
+    ({ env, work, workspace, page } = session);
   });
 
   after(async () => {
-    if (page) {
-      await page.screenshot({ path: path.join(env.outDir, 'final.png') }).catch(() => undefined);
-    }
-    await browser?.close().catch(() => undefined);
-    stopAll();
-    if (work) {
-      // Keep the extension's own log (it includes the server's stderr) next to the rest.
-      const logs = path.join(work, 'home', 'user-data', 'logs');
-      const found = readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => path.basename(path.dirname(f)) === 'copilot-ls.copilot-ls');
-      for (const f of found) {
-        cpSync(path.join(logs, f), path.join(env.outDir, `extension-${path.basename(f)}`));
-      }
-      rmSync(work, { recursive: true, force: true });
-    }
+    await closeSession(session);
   });
 
   step('activates, starts the server and lists its commands in the palette', async () => {

@@ -221,3 +221,35 @@ fn places_are_chosen_from_more_chunks_only_when_the_first_hold_too_few_files() {
     assert_eq!(place_candidates(&recorded_search(few, &asked)).len(), 4);
     assert_eq!(*asked.borrow(), [CANDIDATES]);
 }
+
+fn excerpt_of(text: &str, start_line: usize, line: usize, end_line: usize) -> String {
+    let mut hit = super::super::spread::test_hit("src/a.py", start_line, false);
+    hit.end_line = start_line + text.lines().count() - 1;
+    hit.text = text.to_string();
+    let place = Place {
+        line,
+        end_line,
+        heading: None,
+        symbol: None,
+        unnamed: false,
+    };
+    excerpt(&hit, &place)
+}
+
+#[test]
+fn an_excerpt_shows_the_cited_lines_and_nothing_after_them() {
+    // A one-line constant in a chunk that goes on: its line only.
+    let text = "LIMIT = 3\nOTHER = 4\n\ndef f():\n    pass";
+    assert_eq!(excerpt_of(text, 32, 32, 32), "```py\nLIMIT = 3\n```\n");
+    // A two-line function followed by the next one in the same chunk.
+    let text = "def a():\n    return 1\n\ndef b():\n    return 2\n    # more";
+    assert_eq!(
+        excerpt_of(text, 672, 672, 673),
+        "```py\ndef a():\n    return 1\n```\n"
+    );
+    // A place longer than the excerpt says it goes on.
+    let text = "def a():\n    x = 1\n    x = 2\n    x = 3\n    x = 4\n    x = 5\n    return x";
+    assert!(excerpt_of(text, 10, 10, 16).ends_with("    x = 5\n…\n```\n"));
+    // A place that ends in this chunk's last line shown says nothing more.
+    assert!(excerpt_of(text, 10, 10, 15).ends_with("    x = 5\n```\n"));
+}

@@ -1,0 +1,162 @@
+// One end-to-end session, opened before a test file's steps and closed after them: the
+// scripted fake provider, code-server with the packaged extension installed, and a
+// Chromium page on its workbench; and `stepsOf`, the files' `it` that keeps a screenshot
+// and the extension log's tail of a failure. Each test file opens its own session, with
+// its own script and window size.
+
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import {
+  e2eEnv,
+  extensionLogIn,
+  launchBrowser,
+  readRequests,
+  startCodeServer,
+  startFakeProvider,
+  stopAll,
+  type CodeServer,
+  type E2eEnv,
+} from './harness';
+
+export interface SessionOptions {
+  /** The folder under test-output for this session's logs; '' for test-output itself. */
+  name: string;
+  /** The fake provider's script: what the model answers, call by call. */
+  script: object;
+  viewport: { width: number; height: number };
+}
+
+export interface Session {
+  env: E2eEnv;
+  /** A temporary folder holding the workspace, code-server's state and the script. */
+  work: string;
+  /** The copy of the fixture workspace the window has open. */
+  workspace: string;
+  /** Where the fake provider records each request it answers (JSON lines). */
+  record: string;
+  /** Where the logs of this session's processes go. */
+  logDir: string;
+  server: CodeServer;
+  browser: Browser;
+  page: Page;
+}
+
+/** Starts everything and waits for the workbench to show the workspace. */
+export async function openSession(options: SessionOptions): Promise<Session> {
+  const env = e2eEnv();
+  const logDir = path.join(env.outDir, options.name);
+  mkdirSync(logDir, { recursive: true });
+  const work = mkdtempSync(path.join(os.tmpdir(), 'copilot-vscode-e2e-'));
+  const workspace = path.join(work, 'tollbooth');
+  cpSync(env.fixture, workspace, { recursive: true });
+  const script = path.join(work, 'script.json');
+  writeFileSync(script, JSON.stringify(options.script, null, 2));
+  const record = path.join(logDir, 'provider-requests.jsonl');
+  writeFileSync(record, '');
+  const port = await startFakeProvider(env.fakeProvider, script, record, logDir);
+
+  const server = await startCodeServer(
+    env,
+    path.join(work, 'home'),
+    workspace,
+    {
+      'copilot-ls.server.path': env.copilotLs,
+      'copilot-ls.provider': 'openai',
+      'copilot-ls.baseUrl': `http://127.0.0.1:${port}/v1`,
+      'copilot-ls.model': 'fake',
+      'copilot-ls.requestTimeoutSecs': 30,
+      'copilot-ls.trace.server': 'verbose',
+      'workbench.startupEditor': 'none',
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'chat.disableAIFeatures': true,
+      'telemetry.telemetryLevel': 'off',
+      'security.workspace.trust.enabled': false,
+      'git.enabled': false,
+      'extensions.ignoreRecommendations': true,
+      'editor.minimap.enabled': false,
+      // An edit must reach the disk only when a test saves it.
+      'files.autoSave': 'off',
+    },
+    logDir,
+  );
+  const browser = await launchBrowser(env);
+  const page = await browser.newPage({ viewport: options.viewport });
+  page.setDefaultTimeout(30_000);
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  // The explorer shows the workspace once the workbench has restored.
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 90_000 });
+  return { env, work, workspace, record, logDir, server, browser, page };
+}
+
+/** Takes the last screenshot, stops everything and keeps the extension's own log. */
+export async function closeSession(session: Session | undefined): Promise<void> {
+  if (!session) {
+    stopAll();
+    return;
+  }
+  await session.page.screenshot({ path: path.join(session.logDir, 'final.png') }).catch(() => undefined);
+  await session.browser.close().catch(() => undefined);
+  stopAll();
+  // The extension's log (it includes the server's stderr) goes next to the rest.
+  const logs = path.join(session.work, 'home', 'user-data', 'logs');
+  try {
+    const found = readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => path.basename(path.dirname(f)) === 'copilot-ls.copilot-ls');
+    for (const f of found) {
+      cpSync(path.join(logs, f), path.join(session.logDir, `extension-${path.basename(f)}`));
+    }
+  } catch {
+    // No logs: the window never started.
+  }
+  rmSync(session.work, { recursive: true, force: true });
+}
+
+/** The extension's log so far (its output channel, as VS Code writes it to disk). */
+export function extensionLog(session: Session): string {
+  return extensionLogIn(path.join(session.work, 'home', 'user-data'));
+}
+
+/** The requests the fake provider has answered so far. */
+export function requests(session: Session) {
+  return readRequests(session.record);
+}
+
+/** A screenshot of a fixed flow, kept in test-output with the run's other output. */
+export async function screenshot(session: Session, name: string): Promise<void> {
+  await session.page.screenshot({ path: path.join(session.env.outDir, `${name}.png`) });
+}
+
+/** How much of the extension's log a failed step prints. */
+const FAILURE_LOG_LINES = 60;
+
+/**
+ * `it` for the session `current()` returns, plus a screenshot of the window and the
+ * extension log's tail when the step fails.
+ */
+export function stepsOf(current: () => Session | undefined): (name: string, fn: () => Promise<void>) => void {
+  return (name, fn) => {
+    it(name, async () => {
+      try {
+        await fn();
+      } catch (err) {
+        const session = current();
+        if (session) {
+          const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+          await session.page.screenshot({ path: path.join(session.env.outDir, `failed-${slug}.png`) }).catch(() => undefined);
+          // CI keeps only what is printed: the extension's last lines say what it did.
+          let tail: string;
+          try {
+            tail = extensionLog(session).split('\n').slice(-FAILURE_LOG_LINES).join('\n');
+          } catch {
+            tail = '(no extension log)';
+          }
+          console.error(`--- the extension's log before "${name}" failed:\n${tail}\n---`);
+        }
+        throw err;
+      }
+    });
+  };
+}
