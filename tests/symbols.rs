@@ -227,6 +227,25 @@ fn file_outline_in_every_language_through_the_cli() {
 }
 
 #[test]
+fn a_definition_whose_whole_qualified_name_matches_comes_first() {
+    // A method `TokenBucket::refill` above a free `fn refill` in the same module: asked
+    // for `rate_limit::refill`, the free function is the whole qualified name.
+    let f = fixture();
+    let text = "pub struct TokenBucket;\n\nimpl TokenBucket {\n    pub fn refill(&mut self) {}\n}\n\npub fn refill(bucket: &mut TokenBucket) {\n    bucket.refill();\n}\n";
+    std::fs::create_dir_all(f.root.join("lib")).unwrap();
+    std::fs::write(f.root.join("lib/rate_limit.rs"), text).unwrap();
+    assert_eq!(
+        ok(&f, "find_symbol", json!({"name": "lib::rate_limit::refill"})),
+        lines(
+            "
+        lib/rate_limit.rs:7: function refill  pub fn refill(bucket: &mut TokenBucket) {
+        lib/rate_limit.rs:4: method TokenBucket::refill  pub fn refill(&mut self) {}
+        "
+        )
+    );
+}
+
+#[test]
 fn find_symbol_in_every_language_through_the_cli_and_the_index() {
     let f = fixture();
     // Exact names first; every language's own notation for the qualified name.

@@ -5,6 +5,9 @@
 # end-to-end test in code-server, and ends with "vscode: N passed, N failed".
 #
 # Inputs: COPILOT_LS_BIN and FAKE_PROVIDER_BIN (default: $REPO/target/debug/...).
+# Arguments choose what runs, while iterating: suite names (unit, protocol, e2e), or a
+# suite and the start of a file's name for one file (e2e/narrow runs
+# out/test/e2e/narrow*.test.js); none runs everything.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,14 +41,30 @@ setup_failed() {
   finish
 }
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# Never waits at a password prompt: without root or password-less sudo, the install fails.
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
 
 apt_install() {
   export DEBIAN_FRONTEND=noninteractive
-  as_root apt-get install -y -q --no-install-recommends "$@" >"$CACHE/apt.log" 2>&1 ||
-    { as_root apt-get update -q >>"$CACHE/apt.log" 2>&1 &&
-      as_root apt-get install -y -q --no-install-recommends "$@" >>"$CACHE/apt.log" 2>&1; }
+  # Another apt may hold the lock (CI images, parallel jobs): wait for it. A fresh
+  # machine has no package lists yet, hence the update on the first failure.
+  local apt=(apt-get -o DPkg::Lock::Timeout=600)
+  as_root "${apt[@]}" install -y -q --no-install-recommends "$@" >"$CACHE/apt.log" 2>&1 ||
+    { as_root "${apt[@]}" update -q >>"$CACHE/apt.log" 2>&1 &&
+      as_root "${apt[@]}" install -y -q --no-install-recommends "$@" >>"$CACHE/apt.log" 2>&1; }
 }
+
+selected=("$@")
+[ ${#selected[@]} -gt 0 ] || selected=(unit protocol e2e)
+for s in "${selected[@]}"; do
+  case "${s%%/*}" in
+    unit | protocol | e2e) ;;
+    *)
+      echo "vscode: unknown suite '$s' (unit, protocol, e2e, or e.g. e2e/narrow)" >&2
+      exit 2
+      ;;
+  esac
+done
 
 rm -rf "$OUT"
 mkdir -p "$CACHE" "$OUT"
@@ -129,8 +148,12 @@ run_suite() {
   failed=$((failed + f))
 }
 
-run_suite unit 'out/test/unit/*.test.js'
-run_suite protocol 'out/test/protocol/*.test.js'
-run_suite e2e 'out/test/e2e/*.test.js'
+for s in "${selected[@]}"; do
+  if [ "$s" = "${s%%/*}" ]; then
+    run_suite "$s" "out/test/$s/*.test.js"
+  else
+    run_suite "${s//\//-}" "out/test/${s%%/*}/${s#*/}*.test.js"
+  fi
+done
 
 finish

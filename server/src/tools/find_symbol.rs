@@ -83,21 +83,25 @@ pub fn run(
         }
         None => partial = walk_and_parse(workspace, &open_paths, &mut found),
     }
-    let mut matches: Vec<IndexedSymbol> = found
+    let mut matches: Vec<(usize, IndexedSymbol)> = found
         .into_iter()
-        .filter(|hit| wanted.matches(&hit.path, &hit.symbol))
+        .filter_map(|hit| Some((wanted.fit(&hit.path, &hit.symbol)?, hit)))
         .collect();
     let lowered = wanted.name.as_str();
-    matches.sort_by(|a, b| {
-        let key = |hit: &IndexedSymbol| {
+    // The closest fit first: a definition whose whole qualified name is the one asked
+    // for (`rate_limit::refill`: the free `fn refill`) before one with a container in
+    // between (`TokenBucket::refill` in the same file); then the exact name, the shorter.
+    matches.sort_by(|(a_gap, a), (b_gap, b)| {
+        let key = |gap: usize, hit: &IndexedSymbol| {
             let name = hit.symbol.name.to_lowercase();
-            (name != lowered, name.len(), name)
+            (gap, name != lowered, name.len(), name)
         };
-        key(a)
-            .cmp(&key(b))
+        key(*a_gap, a)
+            .cmp(&key(*b_gap, b))
             .then_with(|| a.path.cmp(&b.path))
             .then_with(|| a.symbol.line.cmp(&b.symbol.line))
     });
+    let mut matches: Vec<IndexedSymbol> = matches.into_iter().map(|(_, hit)| hit).collect();
     matches.dedup_by(|a, b| a.path == b.path && a.symbol == b.symbol);
     let count = matches.len();
     let query = args.name.trim();
@@ -196,18 +200,20 @@ fn parse(args: &Args) -> Result<Wanted, ToolError> {
 }
 
 impl Wanted {
-    /// A definition matches by name, kind and its containers, where a file's module is
-    /// a container too (PROTOCOL.md section 4): `rate_limit::refill` finds `fn refill`
-    /// in `src/rate_limit.rs`, `sessions.Session.send` the method in `sessions.py`.
-    fn matches(&self, path: &str, symbol: &Symbol) -> bool {
+    /// Whether a definition matches by name, kind and its containers, where a file's
+    /// module is a container too (PROTOCOL.md section 4): `rate_limit::refill` finds
+    /// `fn refill` in `src/rate_limit.rs`, `sessions.Session.send` the method in
+    /// `sessions.py`. `Some(gap)` when it does: how many containers lie between the
+    /// last one asked for and the definition (0: its whole qualified name matches).
+    fn fit(&self, path: &str, symbol: &Symbol) -> Option<usize> {
         if symbol.kind == SymbolKind::Impl || !symbol.name.to_lowercase().starts_with(&self.name) {
-            return false;
+            return None;
         }
         if self.kind.is_some_and(|kind| kind != symbol.kind) {
-            return false;
+            return None;
         }
         if self.containers.is_empty() {
-            return true;
+            return Some(0);
         }
         // The container chain, outermost first, in either notation: the file's folders
         // and stem (its module path), then the definition's own containers.
@@ -225,10 +231,15 @@ impl Wanted {
             .chain(container.split("::").flat_map(|part| part.split('.')))
             .filter(|part| !part.is_empty())
             .collect();
-        let mut rest = chain.iter();
-        self.containers
-            .iter()
-            .all(|wanted| rest.any(|part| part.starts_with(wanted.as_str())))
+        // Matched from the innermost outwards, so the last container asked for takes
+        // the innermost part it can: the smallest gap.
+        let mut rest = chain.iter().rev().enumerate();
+        let mut wanted = self.containers.iter().rev();
+        let last = wanted.next()?;
+        let (gap, _) = rest.find(|(_, part)| part.starts_with(last.as_str()))?;
+        wanted
+            .all(|wanted| rest.any(|(_, part)| part.starts_with(wanted.as_str())))
+            .then_some(gap)
     }
 }
 
