@@ -230,7 +230,7 @@ pub fn run(
                 let report = CrateReport {
                     crate_dir: crate_dir.clone(),
                     files: index.file_count(),
-                    chunks: index.chunk_count(),
+                    chunks: index.counts().chunks,
                     bytes: index.approximate_bytes(),
                     build: started.elapsed(),
                 };

@@ -143,7 +143,7 @@ fn main() -> Result<(), String> {
             "whole {}: {} files, {} chunks, ~{:.0} MB, built in {:.2} s; search {:.2} ms on average",
             src.display(),
             index.file_count(),
-            index.chunk_count(),
+            index.counts().chunks,
             index.approximate_bytes() as f64 / 1e6,
             build.as_secs_f64(),
             per_search.as_secs_f64() * 1e3

@@ -190,6 +190,15 @@ pub fn cases(seed: u64) -> Vec<Case> {
         add("service account json private key", "json", text, values);
     }
     {
+        // The key's id alone, in a service-account file whose key was cut out: 40 hex,
+        // a secret only after its JSON key (a bare 40-hex string is a commit id).
+        let id = g.hex(40);
+        let text = format!(
+            "{{\n  \"type\": \"service_account\",\n  \"project_id\": \"shop-prod-4412\",\n  \"private_key_id\": \"{id}\",\n  \"client_email\": \"ci@shop-prod-4412.iam.gserviceaccount.com\"\n}}\n"
+        );
+        add("service account private_key_id", "json", text, vec![id]);
+    }
+    {
         let body = g.key_body(6, 64);
         let label = cat(&["RSA PRIVATE", " KEY"]);
         let lines: Vec<String> = body.iter().map(|l| format!("    \"{l}\\n\" +")).collect();
@@ -847,6 +856,22 @@ pub fn cases(seed: u64) -> Vec<Case> {
         format!("SECRET_KEY = '{v}'\n"),
         vec![v],
     );
+    // Django's own alphabet (`get_random_secret_key`) has `^ @ * & ! # -`: unquoted in a
+    // compose file's environment list, and in its mapping form.
+    let v = format!("{}^@*&!#-{}", g.lower_alnum(21), g.lower_alnum(22));
+    add(
+        "django secret key in a compose environment",
+        "yml",
+        format!("services:\n  web:\n    image: shop/web:2.4\n    environment:\n      - DEBUG=0\n      - DJANGO_SECRET_KEY={v}\n    ports:\n      - \"8000:8000\"\n"),
+        vec![v],
+    );
+    let v = format!("{}#-!&{}", g.lower_alnum(25), g.lower_alnum(21));
+    add(
+        "django secret key in a compose environment mapping",
+        "yml",
+        format!("services:\n  worker:\n    environment:\n      SECRET_KEY: {v}\n      LOG_LEVEL: info\n"),
+        vec![v],
+    );
     let v = g.hex(128);
     add(
         "rails secret_key_base",
@@ -987,6 +1012,16 @@ pub fn benign(seed: u64) -> Vec<Benign> {
         "git commit sha",
         "md",
         format!("Fixed in commit {} (see the changelog).\n", g.hex(40)),
+    );
+    add(
+        "git commit ids in json and a compose environment",
+        "json",
+        format!(
+            "{{\n  \"sha\": \"{}\",\n  \"parents\": [\"{}\"],\n  \"build_env\": \"GIT_COMMIT={}\"\n}}\n",
+            g.hex(40),
+            g.hex(40),
+            g.hex(40)
+        ),
     );
     add(
         "docker image digest",

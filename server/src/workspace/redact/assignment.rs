@@ -102,11 +102,14 @@ fn judge(caps: &Captures<'_>, line: &str) -> Option<Found> {
         (.., Some(v)) => (v, false),
         _ => return None,
     };
-    let text = value.as_str();
+    let (range, text) = match quoted {
+        true => (value.range(), value.as_str()),
+        false => whole_bare_value(value.range(), line),
+    };
     if text.chars().any(char::is_whitespace) || text.starts_with("[redacted") {
         return None;
     }
-    if !quoted && !ends_statement(op, text, &line[value.end()..]) {
+    if !quoted && !ends_statement(op, text, &line[range.end..]) {
         return None;
     }
     let secret = match kind {
@@ -124,9 +127,23 @@ fn judge(caps: &Captures<'_>, line: &str) -> Option<Found> {
         "secret"
     };
     Some(Found {
-        range: value.range(),
+        range,
         marker: marker.to_string(),
     })
+}
+
+/// An unquoted value that runs to the end of its line without a space or a quote is
+/// one value, symbols and all: `DJANGO_SECRET_KEY=k9^@*&!#-x7…` in a compose file's
+/// environment, `SECRET_KEY: a#-!&b…` in YAML (a `#` is a comment only after a space).
+/// Otherwise the value stops where a statement could (`Password=…;Server=…`).
+fn whole_bare_value(bare: std::ops::Range<usize>, line: &str) -> (std::ops::Range<usize>, &str) {
+    let rest = line[bare.start..].trim_end_matches([' ', '\t', '\r']);
+    let one_value = !rest.contains([' ', '\t', '"', '\'', '`', ';', ',']);
+    if one_value && rest.len() > bare.len() {
+        (bare.start..bare.start + rest.len(), rest)
+    } else {
+        (bare.clone(), &line[bare])
+    }
 }
 
 /// An unquoted value counts only where it ends the line or the statement: `KEY=value`,
