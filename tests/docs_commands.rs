@@ -35,6 +35,10 @@ type Cli = BTreeMap<String, BTreeMap<String, bool>>;
 fn docs() -> Vec<(String, String)> {
     let entries = std::fs::read_dir(Path::new(REPO).join("docs")).unwrap();
     let names = entries.map(|e| format!("docs/{}", e.unwrap().file_name().to_string_lossy()));
+    // docs/protocol.md is the wire contract, a copy of the project's: it names what is
+    // not built yet (docs/protocol-notes.md lists it), and conformance tests outside
+    // this repository check the binary against it.
+    let names = names.filter(|n| n != "docs/protocol.md");
     let mut names: Vec<String> = names.filter(|n| n.ends_with(".md")).collect();
     names.push("README.md".into());
     names.sort();
@@ -303,11 +307,14 @@ impl Report {
 
     fn link(&mut self, doc: &str, n: usize, target: &str) {
         let path = target.split('#').next().unwrap();
-        // A link out of the repository (README's `../shared/PROTOCOL.md`, "when this
-        // repository sits beside the project's shared folder") is not its to check.
+        if path.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+            return;
+        }
+        // A clone holds the repository only: a link out of it leads nowhere.
         let ups = path.split('/').take_while(|part| *part == "..").count();
-        let outside = ups > doc.matches('/').count();
-        if path.is_empty() || outside || target.contains("://") || target.starts_with("mailto:") {
+        if ups > doc.matches('/').count() {
+            let problem = format!("{doc}:{n}: link target {path} leaves the repository");
+            self.problems.push(problem);
             return;
         }
         self.links += 1;
@@ -384,7 +391,7 @@ fn every_documented_command_flag_path_and_link_matches_the_repository() {
 fn a_doc_naming_what_does_not_exist_is_reported_at_its_line() {
     let markdown = "# Use\n\n```sh\n$ copilot-ls ask --no-such-flag \\\n    \"q\"\n\
         copilot-ls frobnicate  # gone\nbash scripts/no-such.sh\n```\n\nRun `copilot-ls index\n\
-        --jsn` or open [it](no-such.md).\n\n```json\n\
+        --jsn` or open [it](no-such.md) or [the contract](../../shared/PROTOCOL.md).\n\n```json\n\
         { \"command\": \"/path/to/copilot-ls\", \"args\": [\"mcp\", \"--workspaces\", \"x\"] }\n```\n";
     let report = check([("docs/scratch.md".into(), markdown.into())]);
     let expected = [
@@ -393,7 +400,34 @@ fn a_doc_naming_what_does_not_exist_is_reported_at_its_line() {
         "docs/scratch.md:7: `scripts/no-such.sh` does not exist",
         "docs/scratch.md:10: `copilot-ls index --jsn`: `copilot-ls index --help` has no --jsn",
         "docs/scratch.md:11: link target no-such.md does not exist",
+        "docs/scratch.md:11: link target ../../shared/PROTOCOL.md leaves the repository",
         "docs/scratch.md:14: `copilot-ls mcp --workspaces x`: `copilot-ls mcp --help` has no --workspaces",
     ];
     assert_eq!(report.problems, expected);
+}
+
+#[test]
+fn the_readme_first_screen_names_the_prerequisites_and_the_two_commands() {
+    // What a newcomer reads before scrolling: what to have, how to build and ask, how to
+    // run the tests; nothing of it below a screenshot or a screen dump.
+    let readme = std::fs::read_to_string(Path::new(REPO).join("README.md")).unwrap();
+    let first_screen: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
+    for needed in [
+        "Rust 1.88",
+        "C compiler",
+        "Python 3",
+        "sudo",
+        "GB of disk",
+        "cargo build --release && ./target/release/copilot-ls ask",
+        "bash scripts/test.sh",
+    ] {
+        assert!(
+            first_screen.contains(needed),
+            "README's first 40 lines do not say {needed:?}"
+        );
+    }
+    assert!(!first_screen.contains("!["), "a picture before the commands");
+    // The stated minimum is the one Cargo.toml enforces.
+    let manifest = std::fs::read_to_string(Path::new(REPO).join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("rust-version = \"1.88\""), "{manifest}");
 }
