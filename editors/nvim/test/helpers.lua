@@ -383,6 +383,25 @@ function H.deliver(client, token, value)
   client:_notification('$/progress', { token = token, value = value })
 end
 
+--- Makes tree-sitter parse as it does on a slow machine or in a long buffer: every parse
+--- Neovim starts for drawing (the highlighter's) yields and ends on a later event-loop
+--- turn, as one over its 3 ms budget does. Returns the function that restores the budget.
+---@return fun()
+function H.slow_treesitter()
+  local async_parse = require('vim.treesitter.languagetree')._async_parse
+  for i = 1, math.huge do
+    local name, budget = debug.getupvalue(async_parse, i)
+    assert(name, 'no parse budget found in this Neovim (LanguageTree:_async_parse)')
+    if name == 'default_parse_timeout_ns' then
+      debug.setupvalue(async_parse, i, 1)
+      return function()
+        debug.setupvalue(async_parse, i, budget)
+      end
+    end
+  end
+  error('unreachable')
+end
+
 ---@param bufnr integer
 ---@param code 'citation'|'suggested-edit'
 ---@return vim.Diagnostic[] the server's diagnostics of that kind in bufnr

@@ -2,10 +2,12 @@
 -- streamed reasoning and answer, citations, suggested edits as diffs) above a prompt
 -- where the next question is typed. Shown in a float or a split; `q` closes it, `<CR>`
 -- jumps to the citation under the cursor or sends the prompt, `ga`/`gr` accept or reject
--- a suggested edit. What the lines say comes from render.lua; this file owns the buffer,
--- the window, folds and keys.
+-- a suggested edit. What the lines say comes from render.lua, how a window shows them
+-- (options, folds, scrolling) from view.lua; this file owns the buffer, writing it, the
+-- window and keys.
 local config = require('copilot_ls.config')
 local render = require('copilot_ls.render')
+local view = require('copilot_ls.view')
 
 local M = {}
 
@@ -27,8 +29,6 @@ M.shown = nil
 M.thread = nil
 -- Whether the markdown tree-sitter parser highlights the buffer.
 M.treesitter = false
--- Row (1-based) -> 'foldexpr' value, from the last render.
-M.fold_levels = {}
 -- Whether an answer is streaming into the thread. Conceal is off meanwhile: with it on,
 -- every change makes tree-sitter re-parse the markdown to know which lines conceal
 -- (about 20 ms a delta in a 90-line thread, against 0.2 ms without).
@@ -36,31 +36,13 @@ M.streaming = false
 
 local ns = vim.api.nvim_create_namespace('copilot_ls.thread')
 local header_mark ---@type integer?
-local fold_signature = ''
+-- The status of the newest ask when it was last drawn: an answer arriving shows it.
+local shown_status ---@type string?
 
 local function is_open()
   return M.winid ~= nil
     and vim.api.nvim_win_is_valid(M.winid)
     and vim.api.nvim_win_get_buf(M.winid) == M.bufnr
-end
-
---- Window options for a window showing the thread. Folds are computed by foldexpr from
---- the last render: reasoning turns fold once their tool calls arrive.
----@param win integer
-local function setup_window(win)
-  local wo = vim.wo[win]
-  wo.wrap = true
-  wo.linebreak = true
-  wo.number = false
-  wo.relativenumber = false
-  wo.spell = false
-  wo.conceallevel = M.streaming and 0 or 2
-  wo.foldmethod = 'expr'
-  wo.foldexpr = "v:lua.require'copilot_ls.answer'.foldexpr(v:lnum)"
-  wo.foldtext = "v:lua.require'copilot_ls.answer'.foldtext()"
-  wo.foldlevel = 0
-  wo.foldenable = true
-  wo.foldcolumn = '0'
 end
 
 local function ensure_buffer()
@@ -88,7 +70,9 @@ local function ensure_buffer()
   vim.api.nvim_create_autocmd('BufWinEnter', {
     buffer = buf,
     callback = function()
-      setup_window(vim.api.nvim_get_current_win())
+      view.setup_window(vim.api.nvim_get_current_win(), M.streaming)
+      -- This window may still hold trees of the thread from before it last changed.
+      view.reparse(buf)
     end,
   })
   M.bufnr = buf
@@ -130,16 +114,19 @@ end
 
 --- Writes the thread's lines above the prompt, changing only the lines that differ (a
 --- streamed delta touches the last few), so the prompt being typed and the cursor stay.
+--- Returns whether tree-sitter's trees need parsing before the next redraw (view.reparse):
+--- not when lines only grew in place (most streamed tokens), which moves no position.
 ---@param buf integer
 ---@param lines string[]
 ---@param reset boolean a new thread: the prompt is emptied too
+---@return boolean
 local function write(buf, lines, reset)
   local row = not reset and header_row(buf)
   if not row then
     local all = vim.list_extend(vim.deepcopy(lines), { render.prompt_header, '' })
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, all)
     mark_header(buf, #lines)
-    return
+    return true
   end
   mark_header(buf, row)
   local old = vim.api.nvim_buf_get_lines(buf, 0, row, false)
@@ -148,7 +135,7 @@ local function write(buf, lines, reset)
     first = first + 1
   end
   if first > #old and first > #lines then
-    return
+    return false
   end
   local tail = 0
   while
@@ -158,85 +145,10 @@ local function write(buf, lines, reset)
   do
     tail = tail + 1
   end
-  vim.api.nvim_buf_set_lines(
-    buf,
-    first - 1,
-    #old - tail,
-    false,
-    vim.list_slice(lines, first, #lines - tail)
-  )
-end
-
---- Scrolls a window of the thread up when it shows empty rows (`~`) below the last line
---- while lines above its top are hidden: replacing a long thread by a short one (a new
---- question asked from inside it) would otherwise leave only the prompt's last line on
---- screen, its top past everything the new thread holds. The cursor stays where it is:
---- scrolling up to fill rows never hides it.
----@param win integer
-local function fill_window(win)
-  vim.api.nvim_win_call(win, function()
-    local top = vim.fn.line('w0')
-    if top <= 1 then
-      return
-    end
-    local height = vim.api.nvim_win_get_height(win)
-    if vim.api.nvim_win_text_height(win, { start_row = top - 1 }).all >= height then
-      return
-    end
-    local view = vim.fn.winsaveview()
-    -- The last line at the bottom of the window: as many lines above it as fit.
-    vim.cmd('keepjumps normal! Gzb')
-    view.topline = vim.fn.line('w0')
-    vim.fn.winrestview(view)
-  end)
-end
-
---- 'foldexpr' of the thread window.
----@param lnum integer
----@return string
-function M.foldexpr(lnum)
-  return M.fold_levels[lnum] or '0'
-end
-
---- 'foldtext' of the thread window: what the folded reasoning said, and how many calls.
----@return string
-function M.foldtext()
-  local lines = vim.api.nvim_buf_get_lines(0, vim.v.foldstart - 1, vim.v.foldend, false)
-  local calls, said = 0, nil
-  for i, line in ipairs(lines) do
-    if line:match('^%- ') then
-      calls = calls + 1
-    elseif i > 1 and not said and vim.trim(line) ~= '' then
-      said = vim.trim(line)
-    end
-  end
-  local text = said and ('▸ Reasoning: ' .. vim.fn.strcharpart(said, 0, 60)) or '▸ Tool calls'
-  return ('%s (%d tool call%s)'):format(text, calls, calls == 1 and '' or 's')
-end
-
----@param folds {[1]: integer, [2]: integer}[]
-local function update_folds(buf, folds)
-  local levels, signature = {}, {}
-  for _, fold in ipairs(folds) do
-    levels[fold[1]] = '>1'
-    for row = fold[1] + 1, fold[2] do
-      levels[row] = '1'
-    end
-    table.insert(signature, fold[2] - fold[1])
-  end
-  M.fold_levels = levels
-  signature = table.concat(signature, ',')
-  if signature == fold_signature then
-    -- Same folds, maybe shifted: Neovim moves them with the lines.
-    return
-  end
-  fold_signature = signature
-  -- A new fold (a turn's tool calls arrived) or a longer one: recompute, closing it.
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    vim.api.nvim_win_call(win, function()
-      vim.cmd('silent! normal! zx')
-    end)
-  end
+  local replaced = vim.list_slice(old, first, #old - tail)
+  local replacement = vim.list_slice(lines, first, #lines - tail)
+  vim.api.nvim_buf_set_lines(buf, first - 1, #old - tail, false, replacement)
+  return not view.only_grew(replaced, replacement)
 end
 
 ---@param ask table
@@ -293,11 +205,26 @@ local function open_window()
     M.winid = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(M.winid, buf)
   end
-  setup_window(M.winid)
+  view.setup_window(M.winid, M.streaming)
   -- The folds of what is already there.
   vim.api.nvim_win_call(M.winid, function()
     vim.cmd('silent! normal! zx')
   end)
+end
+
+--- Whether the user follows the newest exchange in the thread window: its cursor on it or
+--- on the prompt below, and not typing there. Moving the cursor of someone reading an
+--- earlier answer, or typing the next question, would take it from under them.
+---@param question integer 1-based row of the newest exchange's first line
+---@return boolean
+local function following(question)
+  if vim.api.nvim_get_current_win() == M.winid then
+    local mode = vim.api.nvim_get_mode().mode
+    if mode:sub(1, 1) ~= 'n' then
+      return false
+    end
+  end
+  return vim.api.nvim_win_get_cursor(M.winid)[1] >= question
 end
 
 --- Writes the thread of `ask` into the buffer. Opens the window when `open` is true; an
@@ -308,30 +235,45 @@ function M.render(ask, open)
   local buf = ensure_buffer()
   local asks = ask.thread or { ask }
   local reset = M.thread ~= asks
+  local previous = M.shown
   M.thread = asks
   M.shown = asks[#asks]
+  local new_exchange = M.shown ~= previous
+  local answered = not new_exchange and shown_status == 'waiting' and M.shown.status ~= 'waiting'
+  shown_status = M.shown.status
   local out = render.thread(asks, ctx)
-  write(buf, out.lines, reset)
+  local moved = write(buf, out.lines, reset)
   vim.bo[buf].modified = false
   M.targets = out.targets
   M.edit_rows = out.edits
   local streaming = M.shown.status == 'waiting'
   if streaming ~= M.streaming then
     M.streaming = streaming
-    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-      vim.wo[win].conceallevel = streaming and 0 or 2
-    end
+    view.set_streaming(buf, streaming)
   end
   local was_open = is_open()
-  if open and not was_open then
+  local opened = open and not was_open
+  if opened then
     open_window()
   end
-  update_folds(buf, out.folds)
-  if (open and not was_open) or (reset and is_open()) then
-    cursor_to_prompt()
+  view.update_folds(buf, out.folds)
+  local question = out.starts[#out.starts]
+  local header = header_row(buf)
+  if
+    is_open()
+    and header
+    and (opened or reset or new_exchange or (answered and following(question)))
+  then
+    -- A new question, or the answer that just came, from its top (view.show_exchange).
+    local prompt = math.min(header + 2, vim.api.nvim_buf_line_count(buf))
+    view.show_exchange(M.winid, question, prompt)
   end
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    fill_window(win)
+    view.fill_window(win)
+  end
+  -- Last: the rows to parse are those shown once the windows have scrolled.
+  if moved or opened then
+    view.reparse(buf)
   end
 end
 
@@ -342,23 +284,22 @@ function M.clear()
   M.shown = nil
   M.targets = {}
   M.edit_rows = {}
-  M.fold_levels = {}
-  fold_signature = ''
+  shown_status = nil
+  view.clear_folds()
   if not (M.bufnr and vim.api.nvim_buf_is_valid(M.bufnr)) then
     return
   end
   local lines = render.cleared()
   write(M.bufnr, lines, true)
   vim.bo[M.bufnr].modified = false
+  view.recompute_folds(M.bufnr)
   for _, win in ipairs(vim.fn.win_findbuf(M.bufnr)) do
-    vim.api.nvim_win_call(win, function()
-      vim.cmd('silent! normal! zx')
-    end)
-    fill_window(win)
+    view.fill_window(win)
   end
   if is_open() then
     cursor_to_prompt()
   end
+  view.reparse(M.bufnr)
 end
 
 --- Renders the thread shown again (positions, edits or diagnostics changed).
@@ -491,12 +432,15 @@ function M.submit()
   end
   local last = M.shown
   local ask = require('copilot_ls').follow_up(question, { bufnr = last and last.bufnr })
-  if ask then
+  -- Sending drew the new question above the prompt, which moved down: empty it there.
+  row = ask and header_row(buf)
+  if row then
     vim.api.nvim_buf_set_lines(buf, row + 1, -1, false, { '' })
     vim.bo[buf].modified = false
     if is_open() then
       cursor_to_prompt()
     end
+    view.reparse(buf)
   end
   return ask
 end

@@ -15,6 +15,8 @@ local M = {}
 ---@field conversation_id string
 ---@field status 'waiting'|'done'|'error'|'cancelled'
 ---@field progress string[] progress messages, oldest first
+---@field phase 'server'|'model'|'tool' what it waits for: copilot-ls (before the server
+--- began it), the model, or a tool call it runs
 ---@field token string the workDoneToken
 ---@field partial_token string the partialResultToken the answer streams on
 ---@field turns table<integer, {text: string, steps: table[]}> streamed model turns
@@ -159,7 +161,9 @@ local function on_result(ask, result)
   ask.status = 'done'
   ask.result = result
   partials[ask.partial_token] = nil
-  -- The server's diagnostics now belong to this answer (they replace the previous ones).
+  -- The server's diagnostics now belong to this answer (they replace the previous ones),
+  -- though the previous answer's may still be in the buffers a moment (track.lua).
+  ask.replaced = track.citation_messages(M.current_answer)
   M.current_answer = ask
   -- Keep the server's id: it is the one a follow-up must reuse.
   ask.conversation_id = result.conversationId or ask.conversation_id
@@ -174,7 +178,17 @@ local function on_result(ask, result)
   end
 end
 
--- Progress reports on our token go into the waiting window. One autocmd for all asks.
+--- What an ask waits for once the server began it (its progress `begin`, "Thinking"):
+--- the model, unless setup() said there is none (a no-model answer asks none).
+---@return 'server'|'model'
+local function phase_once_begun()
+  return config.options.provider == 'none' and 'server' or 'model'
+end
+
+-- Progress on our token goes into the waiting window. One autocmd for all asks. The
+-- server sends `begin` when it takes the question up (before that the ask may wait for
+-- the server to start or for its turn), a report as each tool call starts, and the
+-- workspace's instruction files as a report just before the first model call.
 local ask_group = vim.api.nvim_create_augroup('copilot_ls.ask', { clear = true })
 vim.api.nvim_create_autocmd('LspProgress', {
   group = ask_group,
@@ -185,8 +199,15 @@ vim.api.nvim_create_autocmd('LspProgress', {
       return
     end
     local value = params.value
-    if type(value) == 'table' and value.kind == 'report' and value.message then
+    if type(value) ~= 'table' then
+      return
+    end
+    if value.kind == 'begin' and ask.phase == 'server' then
+      ask.phase = phase_once_begun()
+      answer.render(ask)
+    elseif value.kind == 'report' and value.message then
       table.insert(ask.progress, value.message)
+      ask.phase = value.message:match('^Instructions: ') and phase_once_begun() or 'tool'
       answer.render(ask)
     end
   end,
@@ -218,6 +239,8 @@ function M.on_partial(params)
   end
   if type(value.step) == 'table' then
     table.insert(turn.steps, value.step)
+    -- The tool call is over: the model is asked again.
+    ask.phase = phase_once_begun()
   end
   ask.deltas = ask.deltas + 1
   if M.last == ask then
@@ -325,6 +348,7 @@ function M.send(question, opts)
     conversation_id = conversation_id,
     status = 'waiting',
     progress = {},
+    phase = 'server',
     token = new_id('progress'),
     partial_token = new_id('partial'),
     turns = {},

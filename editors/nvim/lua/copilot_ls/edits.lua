@@ -255,6 +255,30 @@ local function without_confirmation(workspace_edit)
   return copy
 end
 
+--- The rows (0-based, first and last) a WorkspaceEdit's text edits of uri replace.
+---@param workspace_edit table
+---@param uri string
+---@return integer? first
+---@return integer? last
+local function rows_of(workspace_edit, uri)
+  local text_edits = {}
+  for _, change in ipairs(workspace_edit.documentChanges or {}) do
+    if change.edits and change.textDocument and change.textDocument.uri == uri then
+      vim.list_extend(text_edits, change.edits)
+    end
+  end
+  vim.list_extend(text_edits, (workspace_edit.changes or {})[uri] or {})
+  local first, last
+  for _, text_edit in ipairs(text_edits) do
+    local range = text_edit.range
+    if range then
+      first = math.min(first or range.start.line, range.start.line)
+      last = math.max(last or range['end'].line, range['end'].line)
+    end
+  end
+  return first, last
+end
+
 --- Accepts a suggested edit: asks the server for the code action at the edit's current
 --- place and applies its WorkspaceEdit. Calls done(ok) once it is over.
 ---@param ask table
@@ -316,6 +340,9 @@ function M.accept(ask, index, done)
       return done(false)
     end
     local tick = vim.api.nvim_buf_get_changedtick(bufnr)
+    -- The answer's citations of the lines its edit rewrites stay on them (track.lua).
+    local first, last = rows_of(action.edit or {}, edit.uri)
+    local unkeep = first and track.keep_citations(ask, bufnr, edit.uri, first, last)
     if action.edit then
       vim.lsp.util.apply_workspace_edit(without_confirmation(action.edit), client.offset_encoding)
     end
@@ -328,6 +355,9 @@ function M.accept(ask, index, done)
       not vim.api.nvim_buf_is_valid(bufnr)
       or vim.api.nvim_buf_get_changedtick(bufnr) == tick
     then
+      if unkeep then
+        unkeep()
+      end
       notify('the edit was not applied; the buffer is unchanged', vim.log.levels.WARN)
       return done(false)
     end

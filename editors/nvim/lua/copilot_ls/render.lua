@@ -119,6 +119,7 @@ end
 ---@field targets table<integer, copilot_ls.Target> 1-based row -> where <CR> goes
 ---@field folds {[1]: integer, [2]: integer, turn: table}[] 1-based inclusive row ranges
 ---@field edits table<integer, {ask: table, index: integer}> 1-based row -> the edit it shows
+---@field starts integer[] per ask, the 1-based row of its first line (its question)
 
 -- Why an ask stopped early, in words; a no-model answer says so itself.
 local stop_notes = {
@@ -179,6 +180,20 @@ function M.follow_mentions(text, citations, now)
   )
 end
 
+--- What a waiting ask waits for (its `phase`, from ask.lua): copilot-ls until the server
+--- took the question up, then the model, or the tool call it runs.
+---@param ask table
+---@return string
+function M.waiting_line(ask)
+  if ask.phase == 'model' then
+    return '_Waiting for the model…_'
+  elseif ask.phase == 'tool' and ask.progress[#ask.progress] then
+    local tool = ask.progress[#ask.progress]:match('^([%w_]+)') or 'the tool'
+    return ('_Running %s…_'):format(tool)
+  end
+  return '_Waiting for copilot-ls…_'
+end
+
 local edit_notes = {
   applied = '_applied_',
   rejected = '_rejected_',
@@ -235,7 +250,7 @@ local function render_ask(out, ask, ctx)
     end
     -- Not under text streaming in: that says the ask is under way itself.
     if not (answer_turn and answer_turn.text ~= '') then
-      add('_Waiting for copilot-ls…_')
+      add(M.waiting_line(ask))
     end
     return
   elseif ask.status == 'cancelled' then
@@ -354,13 +369,14 @@ end
 ---@param ctx copilot_ls.RenderCtx
 ---@return copilot_ls.Rendered
 function M.thread(asks, ctx)
-  local out = { lines = {}, targets = {}, folds = {}, edits = {} }
+  local out = { lines = {}, targets = {}, folds = {}, edits = {}, starts = {} }
   for i, ask in ipairs(asks) do
     if i > 1 then
       table.insert(out.lines, '')
       table.insert(out.lines, '---')
       table.insert(out.lines, '')
     end
+    table.insert(out.starts, #out.lines + 1)
     render_ask(out, ask, ctx)
   end
   table.insert(out.lines, '')

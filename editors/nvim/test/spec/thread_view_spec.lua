@@ -1,7 +1,9 @@
 -- What the thread window shows, end to end against the real copilot-ls and the scripted
--- fake provider: a new question asked from inside a long thread, :CopilotClear, the lines
--- that say what an ask is doing or why it stopped, and `path:line` mentions in an answer
--- that follow the cited text. Each flow leaves a screen dump (H.screen).
+-- fake provider: a new question asked from inside a long thread, a new answer opening at
+-- its top, :CopilotClear, the lines that say what an ask is doing or waits for or why it
+-- stopped, `path:line` mentions in an answer that follow the cited text, and the thread's
+-- window options staying out of other buffers and windows. Each flow leaves a screen dump
+-- (H.screen).
 local H = require('helpers')
 
 local ERROR, WARN = vim.log.levels.ERROR, vim.log.levels.WARN
@@ -84,8 +86,11 @@ describe('the thread window', function()
       vim.cmd('CopilotAsk the first question?')
       assert.are.equal('done', H.wait_ask().status)
       local answer = require('copilot_ls.answer')
-      -- Asked from inside the thread, its cursor at the prompt below the long answer.
+      -- The long answer opens at its top; the user reads down to the prompt below it and
+      -- asks from there.
       assert.are.equal(answer.winid, vim.api.nvim_get_current_win())
+      assert.are.equal(1, view().top, vim.inspect(view()))
+      vim.cmd('normal! G')
       assert.is_true(view().top > 100, vim.inspect(view()))
 
       vim.cmd('CopilotAsk the second question?')
@@ -182,6 +187,115 @@ describe('the thread window', function()
     assert.matches('\n- read_file: src/rate_limit.rs:1-20\n', text, 1, true)
     assert.matches('\n- find_symbol: RateLimiter — %d+ definitions?\n', text)
     assert.is_nil(text:find('RateLimiter — RateLimiter', 1, true), text)
+    H.assert_no_errors()
+  end)
+
+  it('says what it waits for: copilot-ls until the server begins, then the model or a tool', function()
+    local provider = H.fake_provider({
+      { tool_calls = { H.tool_call('c1', 'search_code', { pattern = 'rate_limit' }) } },
+      H.answer_turn('The limiter is `RateLimiter`.', {}, { delay_ms = 3000 }),
+    })
+    local s = H.session(provider)
+    vim.cmd('CopilotAsk how are requests rate limited?')
+    local ask = require('copilot_ls').last()
+    -- Before the server took the question up (its progress `begin`).
+    assert.matches('_Waiting for copilot-ls…_', H.thread_text(), 1, true)
+    -- The tool call is over and the model is asked again (it answers in 3 s).
+    H.wait(H.timeout, function()
+      return #provider.requests() >= 2 and #ask.turns > 0 and #ask.turns[1].steps > 0
+    end, 'the second model call')
+    H.wait(H.timeout, function()
+      return H.thread_text():find('_Waiting for the model…_', 1, true)
+    end, 'the thread to say it waits for the model')
+    assert.is_nil(H.thread_text():find('Waiting for copilot-ls', 1, true), H.thread_text())
+    H.screen('waiting-for-the-model')
+    -- A tool call starting (its progress report), then its step: copilot-ls runs it, then
+    -- the model is asked again.
+    H.deliver(s.client, ask.token, { kind = 'report', message = 'find_symbol: RateLimiter' })
+    assert.matches('\n- find_symbol: RateLimiter\n_Running find_symbol…_', H.thread_text(), 1, true)
+    H.deliver(s.client, ask.partial_token, {
+      turn = 2,
+      step = { tool = 'find_symbol', arguments = { name = 'RateLimiter' }, ok = true, summary = '1 definition' },
+    })
+    assert.matches('_Waiting for the model…_', H.thread_text(), 1, true)
+    assert.are.equal('done', H.wait_ask().status)
+    assert.is_nil(H.thread_text():find('Waiting', 1, true), H.thread_text())
+    H.assert_no_errors()
+  end)
+
+  it('opens a new answer at its top, the prompt a G away', function()
+    -- A no-model answer, as in the issue: its first lines (the note that no model is
+    -- configured, the first place) are what matters, the prompt is below.
+    H.session(nil, { provider = 'none' })
+    vim.cmd('CopilotAsk How are requests rate limited?')
+    assert.are.equal('no_provider', H.wait_ask().result.stopReason)
+    local answer = require('copilot_ls.answer')
+    local height = vim.api.nvim_win_get_height(answer.winid)
+    assert.is_true(vim.api.nvim_win_text_height(answer.winid, {}).all > height, 'the answer fits')
+    local shown = view()
+    assert.are.equal(1, shown.top, vim.inspect(shown))
+    assert.are.equal(1, vim.api.nvim_win_get_cursor(answer.winid)[1])
+    local screen = table.concat(H.screen('new-answer-at-its-top'), '\n')
+    assert.matches('> How are requests rate limited?', screen, 1, true)
+    assert.matches('No model is configured', screen, 1, true)
+    -- The prompt is where it always is: G reaches it, and the question typed there goes.
+    vim.cmd('normal! G')
+    assert.are.equal(H.row_of('## Ask') + 1, vim.api.nvim_win_get_cursor(answer.winid)[1])
+
+    -- A follow-up's answer opens at its question too.
+    vim.api.nvim_buf_set_lines(answer.bufnr, H.row_of('## Ask'), -1, false, { 'and the burst?' })
+    vim.cmd('CopilotSend')
+    assert.are.equal('done', H.wait_ask().status)
+    shown = view()
+    assert.are.equal(H.row_of('> and the burst?'), shown.top, vim.inspect(shown))
+    assert.is_true(shown.bottom < shown.last, vim.inspect(shown))
+    H.screen('follow-up-at-its-top')
+    H.assert_no_errors()
+  end)
+
+  it('keeps the thread window options out of other buffers and windows', function()
+    local provider = H.fake_provider({
+      { text = 'Let me look.', tool_calls = { H.tool_call('c1', 'search_code', { pattern = 'rate_limit' }) } },
+      H.answer_turn('The limiter is `RateLimiter`.'),
+    })
+    H.session(provider)
+    local before = { foldmethod = vim.wo.foldmethod, foldtext = vim.wo.foldtext, conceallevel = vim.wo.conceallevel }
+    vim.cmd('CopilotAsk how are requests rate limited?')
+    assert.are.equal('done', H.wait_ask().status)
+    local answer = require('copilot_ls.answer')
+    assert.are.equal(answer.winid, vim.api.nvim_get_current_win())
+    local folded = H.row_of('Let me look.')
+    assert.are_not.equal(-1, vim.fn.foldclosed(folded), 'the reasoning is folded')
+    local function plain(where)
+      assert.are.equal(before.foldmethod, vim.wo.foldmethod, where)
+      assert.are.equal(before.foldtext, vim.wo.foldtext, where)
+      assert.are.equal(before.conceallevel, vim.wo.conceallevel, where)
+      assert.is_nil(vim.wo.foldexpr:find('copilot_ls', 1, true), where)
+      assert.are.equal(-1, vim.fn.foldclosed(1), where)
+    end
+
+    -- :checkhealth from the thread opens its report in a new tab, split off the thread.
+    vim.cmd('silent checkhealth copilot_ls')
+    assert.are.equal('checkhealth', vim.bo.filetype)
+    plain(':checkhealth')
+    local screen = table.concat(H.screen('checkhealth-from-the-thread'), '\n')
+    assert.matches('copilot_ls', screen, 1, true)
+    assert.is_nil(screen:find('Reasoning', 1, true), screen)
+    vim.cmd('tabclose')
+
+    -- A new window split off the thread, and another buffer shown in the thread's window.
+    vim.api.nvim_set_current_win(answer.winid)
+    vim.cmd('new')
+    plain(':new')
+    vim.cmd('close')
+    vim.api.nvim_set_current_win(answer.winid)
+    vim.cmd('edit src/main.rs')
+    plain(':edit in the thread window')
+    -- The thread shown there again has its own options back.
+    vim.cmd('buffer ' .. answer.bufnr)
+    assert.are.equal('expr', vim.wo.foldmethod)
+    assert.matches('copilot_ls', vim.wo.foldtext, 1, true)
+    assert.are_not.equal(-1, vim.fn.foldclosed(H.row_of('Let me look.')))
     H.assert_no_errors()
   end)
 
