@@ -1,6 +1,7 @@
 // The answer view's page: the thread's sections, the input box at the bottom, the styles
 // (theme colours, highlighted code, diffs) and the script that places updated sections,
-// keeps opened reasoning open, and posts clicks back to the extension. Pure: one string.
+// keeps opened reasoning open, brings a new question into view, makes Stop the primary
+// button while a question runs, and posts clicks back to the extension. Pure: one string.
 
 export interface PageInput {
   nonce: string;
@@ -22,6 +23,8 @@ const STYLE = `
   pre code { padding: 0; background: none; }
   blockquote { margin: 0; padding: 2px 12px; border-left: 4px solid var(--vscode-textBlockQuote-border); background: var(--vscode-textBlockQuote-background); }
   .exchange { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: 8px; }
+  /* Room for the last question to come to the top of the view, its answer below it. */
+  #answer > .exchange:last-child { min-height: calc(100vh - 120px); border-bottom: none; }
   h3.question { margin: 16px 0 8px; }
   .empty { opacity: 0.7; }
   details.reasoning { margin: 4px 0; opacity: 0.85; }
@@ -47,7 +50,10 @@ const STYLE = `
   .edit { margin: 8px 0; }
   .edit-head { margin-bottom: 4px; }
   .edit-note { color: var(--vscode-descriptionForeground); font-style: italic; }
-  pre.diff span { display: block; }
+  /* A diff wraps its long lines, so a narrow panel never scrolls sideways; each line's
+     wrapped rows start right of its +/- marker, which keeps its column to itself. */
+  pre.diff { white-space: pre-wrap; overflow-wrap: anywhere; }
+  pre.diff span { display: block; padding-left: 2ch; text-indent: -2ch; }
   pre.diff .removed { background: var(--vscode-diffEditor-removedLineBackground, var(--vscode-diffEditor-removedTextBackground)); }
   pre.diff .added { background: var(--vscode-diffEditor-insertedLineBackground, var(--vscode-diffEditor-insertedTextBackground)); }
   pre.diff .hunk { color: var(--vscode-descriptionForeground); }
@@ -77,7 +83,6 @@ const SCRIPT = `
   const send = document.getElementById('send');
   const stop = document.getElementById('stop');
   const latencies = [];
-  function nearBottom() { return window.innerHeight + window.scrollY >= document.body.scrollHeight - 60; }
   function openKeys() { return new Set([...document.querySelectorAll('details[open][data-key]')].map((d) => d.dataset.key)); }
   function reopen(root, keys) { for (const d of root.querySelectorAll('details[data-key]')) if (keys.has(d.dataset.key)) d.open = true; }
   // What each section shows now. A section is replaced only when its HTML changes: the
@@ -95,14 +100,26 @@ const SCRIPT = `
     const old = document.getElementById('exchange-' + id);
     if (old) old.replaceWith(next); else { thread.querySelector('.empty')?.remove(); thread.appendChild(next); }
     reopen(next, keys);
+    if (!old) showQuestion(next);
   }
+  // A new question comes into view at the top, and the page then stays where it is as its
+  // answer streams in below (the reader starts at the question and scrolls on themselves),
+  // never following the text to the bottom nor pulling a reader who scrolled back up.
+  // (window.scrollTo, not scrollIntoView: that could scroll the workbench around the view.)
+  function showQuestion(section) {
+    const question = section.querySelector('.question');
+    if (question) window.scrollTo(0, window.scrollY + question.getBoundingClientRect().top - 8);
+  }
+  // While a question runs, Stop is the button to press: it takes the primary colour and
+  // Ask (disabled) the secondary one; once it ends, Ask is primary again.
   function setRunning(running) {
     send.disabled = running;
+    send.classList.toggle('primary', !running);
+    stop.classList.toggle('primary', running);
     stop.hidden = !running;
   }
   window.addEventListener('message', (event) => {
     const m = event.data;
-    const stick = nearBottom();
     if (m.type === 'exchange') {
       place(m.id, m.html);
     } else if (m.type === 'all' && m.html !== shown.get('all')) {
@@ -113,7 +130,6 @@ const SCRIPT = `
       reopen(thread, keys);
     }
     if (typeof m.running === 'boolean') setRunning(m.running);
-    if (stick) window.scrollTo(0, document.body.scrollHeight);
     if (typeof m.arrivedAt === 'number') {
       requestAnimationFrame(() => {
         latencies.push((Date.now() - m.arrivedAt) + ':' + (m.sentAt - m.arrivedAt));
@@ -162,6 +178,9 @@ const SCRIPT = `
   send.addEventListener('click', ask);
   stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
   document.getElementById('new').addEventListener('click', () => vscode.postMessage({ type: 'new' }));
+  // A thread opened again opens at its last question, not at the top of the thread.
+  const last = thread.querySelector('.exchange:last-of-type');
+  if (last) showQuestion(last);
   question.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -185,8 +204,8 @@ export function answerPage(input: PageInput): string {
 <footer id="composer">
   <textarea id="question" rows="2" aria-label="Question" placeholder="Ask a question or a follow-up (Enter to send, Shift+Enter for a new line)"></textarea>
   <div class="buttons">
-    <button id="send" class="primary" type="button"${input.running ? ' disabled' : ''}>Ask</button>
-    <button id="stop" type="button"${input.running ? '' : ' hidden'}>Stop</button>
+    <button id="send" type="button"${input.running ? ' disabled' : ' class="primary"'}>Ask</button>
+    <button id="stop" type="button"${input.running ? ' class="primary"' : ' hidden'}>Stop</button>
     <button id="new" type="button" title="Start a new conversation">New</button>
   </div>
 </footer>

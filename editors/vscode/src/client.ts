@@ -15,7 +15,8 @@ import {
   type LanguageClientOptions,
 } from 'vscode-languageclient/node';
 import { currentServerSettings, noteDeprecatedSettings, watchSettings } from './configuration';
-import { middleware } from './middleware';
+import { AskedQuestions } from './citation_message';
+import { createMiddleware } from './middleware';
 import { openSettingsAction } from './errors';
 import type { WorkDoneValue } from './progress_report';
 import { ASK_METHOD, CLEAR_COMMAND, ErrorCode, type AskDelta, type AskParams, type AskResult, type Range } from './protocol';
@@ -30,6 +31,8 @@ export class CopilotClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private starting: Promise<boolean> | undefined;
+  /** The questions sent, so a citation without a note gets a short message (middleware.ts). */
+  private readonly asked = new AskedQuestions();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -86,7 +89,7 @@ export class CopilotClient implements vscode.Disposable {
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: currentServerSettings(),
       outputChannel: this.log,
-      middleware,
+      middleware: createMiddleware(this.asked),
       // Ask failures get their own notification with a fix (errors.ts); the client's
       // generic "request failed" popups would only repeat them.
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -182,6 +185,7 @@ export class CopilotClient implements vscode.Disposable {
     onDelta: (delta: AskDelta) => void,
   ): Promise<AskResult> {
     const client = await this.ready();
+    this.asked.add(params.question);
     const subs = [
       params.workDoneToken !== undefined
         ? client.onProgress(WorkDoneProgress.type, params.workDoneToken, (value) => onWork(value as WorkDoneValue))

@@ -6,6 +6,7 @@
 // side hands in each document's diagnostics.
 
 import type { Location } from './answer_markdown';
+import { notelessCitationMessage } from './citation_message';
 import type { AskResult } from './protocol';
 
 /** The part of a diagnostic of ours this needs (line 0-based, as in LSP). */
@@ -71,7 +72,8 @@ export class LivePositions {
    * Takes the current diagnostics of one document; true when a placement changed.
    * A citation diagnostic names its citation and lines in `data`. Without that (an older
    * server), citations are matched to citation diagnostics in order, by message (the
-   * note, or the question when there is none): the server publishes them in citation
+   * note, or when there is none the question, which the extension shows shortened as
+   * citation_message.ts says): the server publishes them in citation
    * order and only ever drops some, so an order-keeping match pairs each with its own.
    * With `allowGone` false a missing diagnostic marks nothing gone: while a newer ask
    * runs, the server replaces this answer's diagnostics with the new one's just before
@@ -95,10 +97,10 @@ export class LivePositions {
       if (withData) {
         now = byIndex.get(index);
       } else {
-        const message = c.note ?? this.question;
+        const messages = c.note !== undefined ? [c.note] : [this.question, notelessCitationMessage(this.question)];
         const span = Math.max(c.line, c.endLine) - c.line;
         for (let i = next; i < cited.length; i++) {
-          if (cited[i].message === message) {
+          if (messages.includes(cited[i].message)) {
             next = i + 1;
             now = { line: cited[i].line + 1, endLine: cited[i].line + 1 + span };
             break;

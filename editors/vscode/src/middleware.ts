@@ -1,11 +1,14 @@
 // What VS Code shows of the server's diagnostics and quick fixes, renamed so that neither
 // can be taken for GitHub Copilot's: the wire contract (PROTOCOL.md section 5) names the
 // diagnostics' source copilot and titles the quick fixes Copilot: <title>; the Problems
-// panel and the lightbulb menu say copilot-ls. A quick fix's edit opens the
-// Refactor Preview with its change ticked, as Apply… in the thread does.
+// panel and the lightbulb menu say copilot-ls. A citation without a note, whose message
+// the server makes the whole question, gets a short one (citation_message.ts). A quick
+// fix's edit opens the Refactor Preview with its change ticked, as Apply… in the thread
+// does.
 
 import * as vscode from 'vscode';
 import type { Middleware } from 'vscode-languageclient/node';
+import type { AskedQuestions } from './citation_message';
 import { forPreview } from './edit_preview';
 
 /** The diagnostics' source on the wire, and as shown. */
@@ -17,32 +20,44 @@ function isOurs(action: vscode.CodeAction): boolean {
   return WIRE_TITLE.test(action.title) && (action.diagnostics ?? []).every((d) => d.source === SHOWN_SOURCE || d.source === WIRE_SOURCE);
 }
 
-export const middleware: Middleware = {
-  handleDiagnostics(uri, diagnostics, next) {
-    for (const d of diagnostics) {
-      if (d.source === WIRE_SOURCE) {
-        d.source = SHOWN_SOURCE;
-      }
-    }
-    next(uri, diagnostics);
-  },
-  async provideCodeActions(document, range, context, token, next) {
-    const actions = await next(document, range, context, token);
-    if (!actions) {
-      return actions;
-    }
-    return Promise.all(
-      actions.map(async (item) => {
-        if (!(item instanceof vscode.CodeAction) || !isOurs(item)) {
-          return item;
-        }
-        const title = item.title.replace(WIRE_TITLE, '');
-        item.title = `copilot-ls: ${title}`;
-        if (item.edit) {
-          item.edit = await forPreview(item.edit, title, item.isPreferred !== false);
-        }
+function isCitation(d: vscode.Diagnostic): boolean {
+  return (typeof d.code === 'object' && d.code !== null ? d.code.value : d.code) === 'citation';
+}
+
+const provideCodeActions: Middleware['provideCodeActions'] = async (document, range, context, token, next) => {
+  const actions = await next(document, range, context, token);
+  if (!actions) {
+    return actions;
+  }
+  return Promise.all(
+    actions.map(async (item) => {
+      if (!(item instanceof vscode.CodeAction) || !isOurs(item)) {
         return item;
-      }),
-    );
-  },
+      }
+      const title = item.title.replace(WIRE_TITLE, '');
+      item.title = `copilot-ls: ${title}`;
+      if (item.edit) {
+        item.edit = await forPreview(item.edit, title, item.isPreferred !== false);
+      }
+      return item;
+    }),
+  );
 };
+
+/** The middleware of a client whose asks are recorded in `asked`. */
+export function createMiddleware(asked: AskedQuestions): Middleware {
+  return {
+    handleDiagnostics(uri, diagnostics, next) {
+      for (const d of diagnostics) {
+        if (d.source === WIRE_SOURCE) {
+          d.source = SHOWN_SOURCE;
+          if (isCitation(d)) {
+            d.message = asked.citationMessage(d.message);
+          }
+        }
+      }
+      next(uri, diagnostics);
+    },
+    provideCodeActions,
+  };
+}

@@ -1,3 +1,5 @@
+// LivePositions: citations and edits following the server's republished diagnostics.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LivePositions, type OurDiagnostic } from '../../src/live_positions';
@@ -33,6 +35,14 @@ describe('LivePositions', () => {
     assert.deepEqual(p.citation(1)?.location, { uri: RL, line: 51, endLine: 53 });
     assert.deepEqual(p.citation(2)?.location, { uri: RL, line: 62, endLine: 62 });
     assert.equal(p.update(RL, [cite(26, 'refill'), cite(50, 'How?'), cite(61, 'How?')]), false, 'no change the second time');
+  });
+
+  it('matches a citation without a note by the short message the extension shows for it', () => {
+    const p = new LivePositions(result(), 'How?\nIn detail.');
+    const short = 'Cited in the answer to: How? …';
+    assert.equal(p.update(RL, [cite(26, 'refill'), cite(50, short), cite(61, short)]), true);
+    assert.deepEqual(p.citation(1)?.location, { uri: RL, line: 51, endLine: 53 });
+    assert.deepEqual(p.citation(2)?.location, { uri: RL, line: 62, endLine: 62 });
   });
 
   it('marks a citation gone when its diagnostic was seen and is dropped', () => {

@@ -1,7 +1,11 @@
+// The small pure modules: citation entries and messages, ask phases, the answer store,
+// the server's log levels.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AnswerStore } from '../../src/answer_store';
 import { citationEntries } from '../../src/citation_entries';
+import { AskedQuestions, notelessCitationMessage, questionExcerpt } from '../../src/citation_message';
 import { nextPhase, phaseText, WAITING } from '../../src/ask_phase';
 import { shortQuestion } from '../../src/progress_report';
 import { serverLogLevel } from '../../src/server_log';
@@ -42,6 +46,26 @@ describe('ask phases', () => {
   it('shortens long questions to one line', () => {
     assert.equal(shortQuestion('a\n  b'), 'a b');
     assert.equal(shortQuestion('x'.repeat(100), 10), `${'x'.repeat(9)}…`);
+  });
+});
+
+describe('the message of a citation without a note', () => {
+  it('names the question by its first line, shortened', () => {
+    assert.equal(questionExcerpt('How does refill work?'), 'How does refill work?');
+    assert.equal(questionExcerpt('\n  Where is the burst read?  \nAnswer in detail.\n'), 'Where is the burst read? …');
+    assert.equal(questionExcerpt(`${'word '.repeat(30)}\nmore`, 20), 'word word word word…');
+    assert.equal(notelessCitationMessage('Why?\nAnd how?'), 'Cited in the answer to: Why? …');
+  });
+
+  it('replaces only a question that was asked, never a note', () => {
+    const asked = new AskedQuestions();
+    const question = 'Where is the burst read?\nAnswer with the lines that parse it.';
+    assert.equal(asked.citationMessage(question), question, 'not asked (yet): a note that reads like one');
+    asked.add(question);
+    assert.equal(asked.citationMessage(question), 'Cited in the answer to: Where is the burst read? …');
+    assert.equal(asked.citationMessage('refill before taking a token'), 'refill before taking a token');
+    for (let i = 0; i < 30; i++) asked.add(`question ${i}`);
+    assert.equal(asked.citationMessage(question), question, 'only the latest questions are kept');
   });
 });
 

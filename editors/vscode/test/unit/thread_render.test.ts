@@ -1,3 +1,6 @@
+// Rendering: tool call lines, highlighted code, suggested edits and their diffs, usage,
+// and the answer view's page.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { answerPage } from '../../src/answer_page';
@@ -124,11 +127,18 @@ describe('usage and page', () => {
   it('has the input box at the bottom and a script only with its nonce', () => {
     const page = answerPage({ nonce: 'abc', cspSource: 'vscode-resource:', sections: [], running: true });
     assert.match(page, /<footer id="composer">[\s\S]*<textarea id="question"/);
-    assert.match(page, /<button id="send" class="primary" type="button" disabled>/);
+    // While a question runs, Stop is the primary button and Ask is disabled; then Ask again.
+    assert.match(page, /<button id="send" type="button" disabled>/);
+    assert.match(page, /<button id="stop" type="button" class="primary">/);
+    const idle = answerPage({ nonce: 'abc', cspSource: 'vscode-resource:', sections: [], running: false });
+    assert.match(idle, /<button id="send" type="button" class="primary">/);
+    assert.match(idle, /<button id="stop" type="button" hidden>/);
     assert.equal(page.match(/<script/g)?.length, 1);
     assert.ok(page.includes('<script nonce="abc">'));
     assert.ok(page.includes("script-src 'nonce-abc'"));
     assert.match(page, /#answer a \{[^}]*text-decoration: underline/);
+    // Diffs wrap rather than scroll sideways (the end-to-end test measures it).
+    assert.match(page, /pre\.diff \{[^}]*white-space: pre-wrap/);
   });
 });
 
