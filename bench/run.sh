@@ -7,14 +7,18 @@
 #    LSP stdio (server/benches/edits.rs).
 # Prints a summary and writes it to .tmp/bench/summary.md.
 #
-# Environment: BENCH_RUNS (hyperfine runs per command and round, default 10),
+# Environment: BENCH_FILES (the corpus's tracked files, default 20000; 50000 is the size
+# the search target is checked at), BENCH_RUNS (hyperfine runs per command and round, default 10),
 # BENCH_ROUNDS (default 3; the order of the two tools alternates), BENCH_SKIP_EDITS=1,
 # BENCH_SKIP_SEARCH=1, BENCH_SKIP_LSP=1 (edits in process only).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CORPUS="$REPO/.tmp/bench-corpus"
-STAMP="$REPO/.tmp/bench-corpus.stamp"
+FILES="${BENCH_FILES:-20000}"
+SUFFIX=""
+[ "$FILES" = 20000 ] || SUFFIX="-$FILES"
+CORPUS="$REPO/.tmp/bench-corpus$SUFFIX"
+STAMP="$REPO/.tmp/bench-corpus$SUFFIX.stamp"
 OUT="$REPO/.tmp/bench"
 BIN="$REPO/target/release/copilot-ls"
 RUNS="${BENCH_RUNS:-10}"
@@ -40,7 +44,7 @@ want="$(sha256sum "$REPO/bench/gen_corpus.py" | cut -d' ' -f1)"
 if [ ! -d "$CORPUS" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
     echo "== generating corpus in $CORPUS" >&2
     rm -rf "$CORPUS" "$STAMP"
-    python3 "$REPO/bench/gen_corpus.py" "$CORPUS"
+    python3 "$REPO/bench/gen_corpus.py" "$CORPUS" --files "$FILES"
     echo "$want" >"$STAMP"
 fi
 

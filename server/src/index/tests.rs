@@ -52,8 +52,10 @@ fn build_indexes_text_files_and_respects_the_sandbox() {
     ]);
     let sandbox = Sandbox::new(dir.path()).unwrap();
     let index = RetrievalIndex::build(&sandbox);
-    // `src/lib.rs` and `.gitignore`; not ignored, secret, binary or .git files.
-    assert_eq!(index.file_count(), 2);
+    // `src/lib.rs` and `.gitignore` by their text, `image.bin` by its path only; not
+    // ignored, secret or .git files.
+    assert_eq!(index.file_count(), 3);
+    assert_eq!(index.counts().text, 2);
     let hits = index.search("how are requests retried with backoff", 5);
     assert_eq!(paths(&hits), ["src/lib.rs"]);
     let hit = &hits[0];

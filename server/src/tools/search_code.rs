@@ -74,10 +74,11 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let mut visited_open = Vec::new();
     if scope.absolute.is_file() {
         let relative = || Some(scope.relative.clone());
+        let file = || crate::workspace::read::open_regular_file(&scope.absolute);
         if let Some(found) = search_one(
             &mut searcher(),
             &matcher,
-            &scope.absolute,
+            (&scope.absolute, file),
             false,
             relative,
             &open,
@@ -111,10 +112,11 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
                 // The relative path is only needed for files that match (most do not).
                 let relative = || sandbox.relative(entry.path());
                 let path = entry.path();
+                let file = || walk::open_file(&entry);
                 if let Some(found) = search_one(
                     &mut searcher,
                     matcher,
-                    path,
+                    (path, file),
                     entry.path_is_symlink(),
                     relative,
                     open,
@@ -157,12 +159,12 @@ fn searcher() -> Searcher {
         .build()
 }
 
-/// Searches one file; `relative` names it, and is called only when something matched
-/// (`None` drops the file).
+/// Searches one file, opened by `open_file` unless the editor has it open; `relative`
+/// names it, and is called only when something matched (`None` drops the file).
 fn search_one(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
-    path: &std::path::Path,
+    (path, open_file): (&std::path::Path, impl FnOnce() -> std::io::Result<std::fs::File>),
     is_symlink: bool,
     relative: impl FnOnce() -> Option<String>,
     open: &HashMap<PathBuf, String>,
@@ -185,7 +187,7 @@ fn search_one(
         count: 0,
     };
     // Opened through the workspace so a FIFO or a pseudo file never blocks the search.
-    let file = crate::workspace::read::open_regular_file(path).ok()?;
+    let file = open_file().ok()?;
     let _ = searcher.search_file(matcher, &file, sink(&mut found));
     if found.count == 0 {
         return None;

@@ -40,6 +40,15 @@ pub fn admits(sandbox: &Sandbox, entry: &DirEntry) -> bool {
     sandbox.admits_entry(entry.path(), is_symlink)
 }
 
+/// Opens a file the walk found, for reading: an entry whose type the directory listing
+/// gave as a regular file without a second stat by path; a symlink as any path.
+pub fn open_file(entry: &DirEntry) -> std::io::Result<std::fs::File> {
+    match entry.file_type() {
+        Some(ft) if ft.is_file() => super::read::open_known_regular(entry.path()),
+        _ => super::read::open_regular_file(entry.path()),
+    }
+}
+
 /// Whether an entry is a regular file, or a symlink the sandbox admitted that points
 /// at one (FIFOs, sockets and devices are not). Readers still open through
 /// `read::open_regular_file`: the entry may change between the walk and the read.
