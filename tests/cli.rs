@@ -222,11 +222,28 @@ fn every_protocol_mode_is_quiet_on_stderr_by_default() {
 #[test]
 fn version_help_and_usage_errors() {
     let ws = temp_workspace();
+    // The version and the commit built from: this checkout's HEAD when it has one.
     let version = run(&["--version"], ws.path(), &[]);
-    assert_eq!(
-        stdout(&version).trim(),
-        format!("copilot-ls {}", env!("CARGO_PKG_VERSION"))
+    let shown = stdout(&version);
+    let commit = shown
+        .trim()
+        .strip_prefix(&format!("copilot-ls {} (", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(
+        commit == "unknown" || commit.len() == 10 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{shown}"
     );
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    if let Ok(head) = std::fs::read_to_string(repo.join(".git/HEAD")) {
+        let id = match head.trim().strip_prefix("ref: ") {
+            Some(name) => std::fs::read_to_string(repo.join(".git").join(name)).unwrap_or_default(),
+            None => head.clone(),
+        };
+        if id.len() >= 10 {
+            assert_eq!(commit, &id[..10], "{shown}");
+        }
+    }
     let help = run(&["--help"], ws.path(), &[]);
     assert!(
         help.status.success() && stdout(&help).contains("ask") && stdout(&help).contains("tool")

@@ -5,6 +5,7 @@
 
 mod acp;
 mod ask;
+mod doctor;
 mod index;
 mod index_progress;
 mod mcp;
@@ -19,10 +20,18 @@ use clap::{Parser, Subcommand};
 
 use crate::session::Settings;
 
+/// `copilot-ls --version`: the version and the commit built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("COPILOT_LS_COMMIT"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "copilot-ls",
-    version,
+    version = VERSION,
     about = "A language server that answers questions about your codebase, grounded in the real files",
     long_about = None
 )]
@@ -78,6 +87,16 @@ enum Command {
         /// bytes, unreached, history}: `files` counts every file indexed (binary ones by
         /// path only), `unreached` the paths the walk could not read, `history` is
         /// {commits, complete, reason}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check what a first ask needs (provider, key, endpoint, cache, index) and say
+    /// what to fix. Exit 0 when an ask would work.
+    Doctor {
+        /// Workspace root (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Print one JSON object {checks: [{name, status, detail}]}.
         #[arg(long)]
         json: bool,
     },
@@ -180,6 +199,12 @@ pub fn main() -> ExitCode {
             no_wait,
         }) => tool::run(&name, &json, workspace, no_wait),
         Some(Command::Index { workspace, json }) => index::run(workspace, json),
+        Some(Command::Doctor { workspace, json }) => {
+            let Some(runtime) = runtime() else {
+                return ExitCode::FAILURE;
+            };
+            runtime.block_on(doctor::run(settings, problems, workspace, json))
+        }
     }
 }
 

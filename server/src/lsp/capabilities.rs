@@ -11,6 +11,7 @@ use crate::text::PositionEncoding;
 
 pub const ASK_COMMAND: &str = "copilot.ask";
 pub const CLEAR_COMMAND: &str = "copilot.clear";
+pub const DOCTOR_COMMAND: &str = "copilot.doctor";
 
 /// utf-8 when the client offers it (no conversion for us), else the mandatory utf-16.
 pub fn negotiate_encoding(capabilities: &ClientCapabilities) -> PositionEncoding {
@@ -74,7 +75,9 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
             resolve_provider: Some(false),
         })),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![ASK_COMMAND.to_string(), CLEAR_COMMAND.to_string()],
+            commands: [ASK_COMMAND, CLEAR_COMMAND, DOCTOR_COMMAND]
+                .map(String::from)
+                .to_vec(),
             work_done_progress_options: WorkDoneProgressOptions::default(),
         }),
         ..ServerCapabilities::default()

@@ -39,6 +39,7 @@ pub struct Backend {
 
 impl Backend {
     pub fn new(client: Client, session: Arc<Session>, startup_problems: Vec<String>) -> Backend {
+        session.note_env_problems(&startup_problems);
         Backend {
             client,
             session,

@@ -6,6 +6,7 @@ mod citation_anchor;
 pub mod conversations;
 mod cpu_slots;
 pub mod document_store;
+pub mod doctor;
 pub mod editor_surface;
 mod retrieval;
 pub mod settings;
@@ -117,6 +118,10 @@ pub struct Session {
     /// Where the index's refresh reports (the editor's progress), set by `warm_up`:
     /// whichever starts the refresh, the warm-up or an ask that came first, reports here.
     index_events: Mutex<Option<IndexEvents>>,
+    /// The problems of the settings in force (a typo kept a previous value), for the
+    /// doctor: the environment's, and those of the last object the editor sent (which
+    /// holds every setting, so it replaces the one before).
+    problems: Mutex<(Vec<String>, Vec<String>)>,
 }
 
 impl Session {
@@ -136,6 +141,7 @@ impl Session {
             faults_in_answers: AtomicBool::new(false),
             fault_told: Arc::new(AtomicBool::new(false)),
             index_events: Mutex::new(None),
+            problems: Mutex::new((Vec::new(), Vec::new())),
         }
     }
 
@@ -187,7 +193,19 @@ impl Session {
         let mut next = settings.clone();
         let problems = next.apply(value);
         *settings = next;
+        lock(&self.problems).1 = problems.clone();
         problems
+    }
+
+    /// The environment's settings problems, found before the session began.
+    pub fn note_env_problems(&self, problems: &[String]) {
+        lock(&self.problems).0 = problems.to_vec();
+    }
+
+    /// The problems of the settings in force, for the doctor.
+    pub fn problems(&self) -> Vec<String> {
+        let problems = lock(&self.problems);
+        problems.0.iter().chain(&problems.1).cloned().collect()
     }
 
     /// The workspace index, once an ask or the warm-up opened it (for answers that come

@@ -1,0 +1,73 @@
+//! `copilot-ls doctor [--workspace DIR] [--json]`: the setup checks of
+//! `session::doctor` over the environment's settings, one line each (or one JSON
+//! object), exit 0 when an ask would work.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use crate::index::{cache_dir_from_env, RetrievalIndex};
+use crate::session::doctor::{self, Sources};
+use crate::session::settings::process_env;
+use crate::session::Settings;
+use crate::workspace::project_root;
+use crate::workspace::sandbox::Sandbox;
+use crate::workspace::{NoDocuments, Workspace};
+
+pub async fn run(
+    settings: Settings,
+    problems: Vec<String>,
+    workspace: Option<PathBuf>,
+    json: bool,
+) -> ExitCode {
+    let root = super::workspace_root(workspace);
+    let workspace = match Sandbox::new(&root) {
+        Ok(sandbox) => Some(Workspace::new(sandbox, Arc::new(NoDocuments))),
+        Err(error) => {
+            eprintln!(
+                "copilot-ls: cannot use {} as the workspace: {error}",
+                root.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let cache = cache_dir_from_env();
+    // The index as it is on disk: the doctor reads its state, it builds nothing.
+    let index = workspace.as_ref().and_then(|workspace| {
+        let home = project_root::home_dir();
+        project_root::not_a_project(workspace.root(), home.as_deref()).is_none().then(|| {
+            RetrievalIndex::open(workspace.clone(), cache.as_deref())
+        })
+    });
+    let sources = Sources {
+        env: &process_env,
+        editor: None,
+    };
+    let checks = doctor::run(
+        (&settings, &problems),
+        &sources,
+        workspace.as_ref(),
+        index.as_ref(),
+        cache.as_deref(),
+    )
+    .await;
+    let text = if json {
+        format!("{}\n", serde_json::json!({ "checks": checks }))
+    } else {
+        doctor::text(&checks)
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return ExitCode::FAILURE;
+    }
+    if doctor::would_work(&checks) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
