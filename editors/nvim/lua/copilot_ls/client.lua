@@ -25,11 +25,13 @@ function M.check_cmd(cmd)
   if cmd[1] and vim.fn.executable(cmd[1]) == 1 then
     return true
   end
-  return false,
-    ('copilot-ls: server binary %q not found (from %s); install copilot-ls or set '):format(
-      tostring(cmd[1]),
-      config.cmd_source()
-    ) .. 'require("copilot_ls").setup({ cmd = { "/path/to/copilot-ls" } }) or $COPILOT_LS_PATH'
+  local binary = require('copilot_ls.binary')
+  local found = binary.find(config.options)
+  if found and found.cmd[1] ~= cmd[1] then
+    -- Not the plugin's own lookup: the user's vim.lsp.config('copilot_ls', { cmd }).
+    found = { cmd = cmd, path = '', source = "vim.lsp.config('copilot_ls')" }
+  end
+  return false, binary.problem(found)
 end
 
 --- The copilot_ls client for bufnr: the one attached to it, else the one running for its
@@ -62,11 +64,16 @@ function M.get(bufnr)
         name
       )
   end
-  local ok, err = M.check_cmd(resolved.cmd)
+  local start_config = vim.deepcopy(resolved)
+  if vim.deep_equal(start_config.cmd, { 'copilot-ls' }) then
+    -- The plugin's fallback when setup() found no binary: one may exist now (the build
+    -- step of a plugin manager may have finished since).
+    start_config.cmd = config.cmd()
+  end
+  local ok, err = M.check_cmd(start_config.cmd)
   if not ok then
     return nil, err
   end
-  local start_config = vim.deepcopy(resolved)
   start_config.name = name
   start_config.root_dir = root
   local id = vim.lsp.start(start_config, { bufnr = bufnr, attach = is_file })

@@ -24,7 +24,8 @@ M.server_keys = {
 
 ---@class copilot_ls.Options
 M.defaults = {
-  -- Command line of the server; nil means $COPILOT_LS_PATH, else `copilot-ls` on PATH.
+  -- Command line of the server; nil means the first found of $COPILOT_LS_PATH, beside the
+  -- plugin, the repository's build, PATH and ~/.cargo/bin (binary.lua).
   cmd = nil,
   -- Start the server through vim.lsp.enable() when setup() runs.
   enable = true,
@@ -301,33 +302,22 @@ function M.merge(opts)
   return M.options
 end
 
---- The server's command line: setup({cmd}), else $COPILOT_LS_PATH, else PATH.
+--- The server's command line, in the order of binary.lua: setup({cmd}), $COPILOT_LS_PATH,
+--- beside the plugin, the repository's build, PATH, ~/.cargo/bin. When none is found,
+--- plain `copilot-ls`: starting it fails, and client.check_cmd() says what to do.
 ---@param options? copilot_ls.Options
 ---@return string[]
 function M.cmd(options)
-  options = options or M.options
-  if options.cmd then
-    return vim.deepcopy(options.cmd)
-  end
-  local from_env = vim.env.COPILOT_LS_PATH
-  if from_env and from_env ~= '' then
-    return { from_env }
-  end
-  return { 'copilot-ls' }
+  local found = require('copilot_ls.binary').find(options or M.options)
+  return found and found.cmd or { 'copilot-ls' }
 end
 
 --- Where the command came from, for messages and the health check.
 ---@param options? copilot_ls.Options
 ---@return string
 function M.cmd_source(options)
-  options = options or M.options
-  if options.cmd then
-    return 'setup({ cmd })'
-  end
-  if vim.env.COPILOT_LS_PATH and vim.env.COPILOT_LS_PATH ~= '' then
-    return '$COPILOT_LS_PATH'
-  end
-  return 'PATH'
+  local found = require('copilot_ls.binary').find(options or M.options)
+  return found and found.source or 'nowhere'
 end
 
 --- The flat settings object of PROTOCOL.md section 2, only with the keys that are set.

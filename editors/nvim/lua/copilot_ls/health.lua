@@ -1,6 +1,10 @@
--- :checkhealth copilot_ls: the server binary and its version, the settings the server
--- will use and where each comes from, the API key, and a probe of the provider's endpoint.
+-- :checkhealth copilot_ls: the server binary (where it was found, its version against the
+-- plugin's), the settings the plugin sends and where each comes from, the API key, and
+-- the server's own checks (`copilot-ls doctor`), with the plugin's own probe of the
+-- provider's endpoint when the server has none.
+local binary = require('copilot_ls.binary')
 local config = require('copilot_ls.config')
+local doctor = require('copilot_ls.doctor')
 
 local M = {}
 
@@ -27,42 +31,56 @@ local function effective_provider(options)
   return 'none', 'default (no key variable set)'
 end
 
+--- The server binary the plugin starts, where it was found, and its version against the
+--- plugin's. Returns the binary when it runs.
+---@return copilot_ls.Binary?
 local function check_binary(options)
-  local cmd = config.cmd(options)
-  local exe = cmd[1]
-  local path = vim.fn.exepath(exe)
-  if path == '' then
-    health.error(
-      ('server binary %q not found (from %s)'):format(exe, config.cmd_source(options)),
-      {
-        'Build it with `cargo build --release` and put target/release/copilot-ls on PATH',
-        'or set require("copilot_ls").setup({ cmd = { "/path/to/copilot-ls" } })',
-        'or export COPILOT_LS_PATH=/path/to/copilot-ls',
-      }
-    )
-    return
+  local found = binary.find(options)
+  local missing = binary.missing(found)
+  if missing then
+    health.error(missing, {
+      'Unpack the release archive (copilot-ls-VERSION-TARGET.tar.gz) and use its nvim/ folder as the plugin: it finds the copilot-ls beside it',
+      'or run `cargo build --release` in the repository (the plugin finds target/release/copilot-ls)',
+      'or set require("copilot_ls").setup({ cmd = { "/path/to/copilot-ls" } })',
+      'or export COPILOT_LS_PATH=/path/to/copilot-ls',
+    })
+    return nil
   end
-  local ok, result = pcall(function()
-    return vim.system({ path, '--version' }, { text = true }):wait(5000)
-  end)
-  local version = ok and result.code == 0 and vim.trim(result.stdout or '') or ''
-  if version == '' then
-    local why = not ok and tostring(result)
-      or result.code ~= 0 and ('exit code %d'):format(result.code)
-      or 'no output'
+  ---@cast found -nil
+  local result, err = binary.version(found.path)
+  if not result then
     health.error(
-      ('%s found (from %s) but `--version` failed: %s'):format(
-        path,
-        config.cmd_source(options),
-        why
-      ),
+      ('%s found (from %s) but `--version` failed: %s'):format(found.path, found.source, err),
       { 'Rebuild copilot-ls, or point setup({ cmd }) at a working binary' }
     )
-    return
+    return nil
   end
-  health.ok(
-    ('%s: %s (from %s)'):format(path, version:match('[^\n]*'), config.cmd_source(options))
-  )
+  health.ok(('%s: %s (from %s)'):format(found.path, result.line, found.source))
+  local plugin_version = require('copilot_ls').version
+  if not result.version then
+    health.warn(('could not read a version in %q; the plugin is %s'):format(result.line, plugin_version))
+    return found
+  end
+  local order = binary.compare(result.version, plugin_version)
+  if order < 0 then
+    health.warn(
+      ('copilot-ls %s is older than the plugin (%s): update the server'):format(result.version, plugin_version),
+      {
+        'Unpack the release archive of ' .. plugin_version .. ' (its copilot-ls and nvim/ go together)',
+        'or run `cargo build --release` in the repository after updating it',
+        'or point setup({ cmd }) or $COPILOT_LS_PATH at a newer binary',
+      }
+    )
+  elseif order > 0 then
+    health.warn(
+      ('the plugin (%s) is older than copilot-ls %s: update the plugin'):format(plugin_version, result.version),
+      {
+        'Use the nvim/ folder of the release archive that holds this binary',
+        'or update the plugin with your plugin manager (for example :Lazy update)',
+      }
+    )
+  end
+  return found
 end
 
 -- The server's own defaults (README, Settings). Shown so the user sees the value in use,
@@ -275,8 +293,68 @@ local function check_clients()
     return
   end
   for _, client in ipairs(clients) do
-    health.info(('client %d running at %s'):format(client.id, client.root_dir or '?'))
+    local info = client.server_info or {}
+    health.info(
+      ('client %d running at %s (server %s %s)'):format(
+        client.id,
+        client.root_dir or '?',
+        info.name or '?',
+        info.version or '?'
+      )
+    )
   end
+end
+
+local statuses = { ok = health.ok, warn = health.warn, fail = health.error }
+
+--- The server's own checks, each as ok, warning or error. False when it has none to give
+--- (no binary, or a server older than `copilot-ls doctor`).
+---@param options copilot_ls.Options
+---@param found copilot_ls.Binary?
+---@return boolean
+local function check_server(options, found)
+  -- Prefer the running server of the cwd's project: its checks are over what it was sent.
+  local cwd = vim.fn.getcwd()
+  local clients = vim.lsp.get_clients({ name = config.server_name })
+  table.sort(clients, function(a, b)
+    return (a.root_dir == cwd and 0 or 1) < (b.root_dir == cwd and 0 or 1)
+  end)
+  local client = vim.tbl_filter(doctor.offered_by, clients)[1]
+  if not client and not found then
+    health.info('skipped: no server binary to ask')
+    return false
+  end
+  local checks, err, note, origin
+  if client then
+    checks, err, note = doctor.from_client(client)
+    origin = ('from the running server (client %d at %s), over the settings the plugin sent it'):format(
+      client.id,
+      client.root_dir or '?'
+    )
+  else
+    ---@cast found -nil
+    checks, err, note = doctor.from_cli(found.path, options, cwd)
+    origin = ("from `copilot-ls doctor --workspace %s` with setup()'s settings (no server running)"):format(cwd)
+  end
+  if not checks then
+    local advice = note == true
+        and ('Update copilot-ls to %s (the plugin\'s version), which has `copilot-ls doctor`'):format(
+          require('copilot_ls').version
+        )
+      or 'Run `copilot-ls doctor` in a shell to see what it does'
+    health.warn('the server\'s own checks are not available: ' .. tostring(err), { advice })
+    return false
+  end
+  health.info(origin .. (type(note) == 'string' and ('; ' .. note) or ''))
+  for _, check in ipairs(checks) do
+    local report = statuses[check.status] or health.warn
+    local text = check.detail ~= '' and (check.name .. ': ' .. check.detail) or check.name
+    if not statuses[check.status] then
+      text = ('%s (status %q)'):format(text, check.status)
+    end
+    report(text)
+  end
+  return true
 end
 
 function M.check()
@@ -286,12 +364,20 @@ function M.check()
   else
     health.ok('Neovim ' .. tostring(vim.version()))
   end
+  health.info(('plugin %s at %s'):format(require('copilot_ls').version, binary.plugin_dir))
   local options = config.options
-  check_binary(options)
+  local found = check_binary(options)
+  check_clients()
+
+  health.start('copilot-ls: settings the plugin sends')
   local provider, settings = check_provider(options)
   check_key(options, provider)
-  check_endpoint(options, provider, settings)
-  check_clients()
+
+  health.start('copilot-ls: the server\'s checks (copilot-ls doctor)')
+  if not check_server(options, found) then
+    -- The plugin's own probe of the endpoint stands in for the server's.
+    check_endpoint(options, provider, settings)
+  end
 end
 
 return M

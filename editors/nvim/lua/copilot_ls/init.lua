@@ -3,6 +3,10 @@ local config = require('copilot_ls.config')
 
 local M = {}
 
+-- The plugin's version: the server it is made for. :checkhealth warns when the server's
+-- `copilot-ls --version` says another. Released together (the archive's nvim/ folder).
+M.version = '0.4.0'
+
 local did_setup = false
 
 local function notify_error(message)
@@ -27,6 +31,12 @@ function M.setup(opts)
   end
   local options = config.merge(valid)
   did_setup = true
+  -- A plugin manager that puts a subfolder on 'runtimepath' only when the plugin loads
+  -- (lazy.nvim with the repository: editors/nvim) sources nothing in its plugin/: the
+  -- commands are defined here then.
+  if not vim.g.loaded_copilot_ls then
+    vim.cmd.runtime('plugin/copilot_ls.lua')
+  end
   vim.lsp.config(config.server_name, config.lsp_config(options))
 
   -- A running server gets the new settings now (PROTOCOL.md section 2: later wins).

@@ -1,5 +1,9 @@
--- :checkhealth copilot_ls, read from the report buffer it opens.
+-- :checkhealth copilot_ls, read from the report buffer it opens: the binary, where it was
+-- found and its version against the plugin's, the settings the plugin sends, the server's
+-- own checks (copilot-ls doctor), and the plugin's own endpoint probe for a server older
+-- than those.
 local H = require('helpers')
+local L = require('layouts')
 
 --- Runs the health check and returns its report lines.
 ---@return string[]
@@ -22,6 +26,33 @@ local function find(lines, pattern)
   return nil
 end
 
+--- The lines of one section of the report (from its `title ~` heading to the next).
+---@param lines string[]
+---@param title string plain text in the heading
+---@return string[]
+local function section(lines, title)
+  local inside, result = false, {}
+  for _, line in ipairs(lines) do
+    if line:match(' ~$') then
+      inside = line:find(title, 1, true) ~= nil
+    elseif inside then
+      table.insert(result, line)
+    end
+  end
+  assert(#result > 0, ('no section %q in:\n%s'):format(title, table.concat(lines, '\n')))
+  return result
+end
+
+local settings_section = 'settings the plugin sends'
+local server_section = "the server's checks"
+
+--- A server binary older than `copilot-ls doctor` (0.3.0): the plugin probes the
+--- endpoint itself.
+---@return string path
+local function old_server()
+  return L.fake_server(L.tempdir('old') .. '/copilot-ls', 'copilot-ls 0.3.0 (unknown)')
+end
+
 describe(':checkhealth copilot_ls', function()
   local saved = {}
   before_each(function()
@@ -38,7 +69,7 @@ describe(':checkhealth copilot_ls', function()
     H.cleanup()
   end)
 
-  it('shows the binary and its version, the provider and that the key is set', function()
+  it('shows the binary, where it was found and its version, the provider and that the key is set', function()
     local version = vim.trim(vim.system({ H.server_bin, '--version' }, { text = true }):wait().stdout or '')
     assert.are_not.equal('', version, 'copilot-ls --version printed nothing')
     vim.env[H.key_env] = H.key
@@ -55,21 +86,25 @@ describe(':checkhealth copilot_ls', function()
     assert.is_truthy(binary, report)
     assert.matches('OK', binary)
     assert.is_truthy(binary:find(version:match('[^\n]*'), 1, true), report)
+    assert.matches('(from setup({ cmd }))', binary, 1, true)
+    assert.is_truthy(find(lines, 'plugin ' .. require('copilot_ls').version .. ' at ' .. H.plugin_dir), report)
     assert.is_truthy(find(lines, 'provider: openai (from setup())'), report)
     assert.is_truthy(find(lines, 'http://127.0.0.1:9/v1'), report)
     local key = find(lines, '$' .. H.key_env .. ' is set')
     assert.is_truthy(key, report)
     assert.matches('OK', key)
     assert.is_nil(report:find(H.key, 1, true), 'the key itself must not show')
-    assert.is_nil(report:find('ERROR', 1, true), report)
+    -- The server's checks may fail (nothing answers at that baseUrl); the plugin's not.
+    local ours = vim.list_extend(section(lines, 'copilot-ls ~'), section(lines, settings_section))
+    assert.is_nil(table.concat(ours, '\n'):find('ERROR', 1, true), report)
   end)
 
-  it('probes the endpoint with the key, never showing it, and shows the settings in use', function()
+  it('probes the endpoint itself for a server without doctor, with the key, never showing it', function()
     vim.env[H.key_env] = H.key
     local stub = H.http_stub(200, '{"data":[]}')
     require('copilot_ls').setup({
       enable = false,
-      cmd = { H.server_bin },
+      cmd = { old_server() },
       provider = 'openai',
       baseUrl = stub.url,
       apiKeyEnv = H.key_env,
@@ -77,7 +112,11 @@ describe(':checkhealth copilot_ls', function()
     })
     local lines = checkhealth()
     local report = table.concat(lines, '\n')
-    local probe = find(lines, 'endpoint answered 200')
+    local unavailable = find(section(lines, server_section), "the server's own checks are not available")
+    assert.is_truthy(unavailable, report)
+    assert.matches('WARNING', unavailable)
+    assert.is_truthy(find(lines, 'Update copilot-ls to ' .. require('copilot_ls').version), report)
+    local probe = find(section(lines, server_section), 'endpoint answered 200')
     assert.is_truthy(probe, report)
     assert.matches('OK', probe)
     assert.is_truthy(probe:find(stub.url .. '/models', 1, true), probe)
@@ -97,7 +136,7 @@ describe(':checkhealth copilot_ls', function()
     local stub = H.http_stub(401, '{"error":"bad key ' .. H.key .. '"}')
     require('copilot_ls').setup({
       enable = false,
-      cmd = { H.server_bin },
+      cmd = { old_server() },
       provider = 'anthropic',
       baseUrl = stub.url:gsub('/v1$', ''),
       apiKeyEnv = H.key_env,
@@ -136,7 +175,7 @@ describe(':checkhealth copilot_ls', function()
 
   it('warns when no provider is configured', function()
     require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
-    local line = find(checkhealth(), 'provider: none')
+    local line = find(section(checkhealth(), settings_section), 'provider: none')
     assert.is_truthy(line)
     assert.matches('WARNING', line)
   end)
@@ -144,7 +183,7 @@ describe(':checkhealth copilot_ls', function()
   it('gives no advice to set a key when provider none is chosen', function()
     require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
     vim.env.COPILOT_LS_PROVIDER = 'none'
-    local lines = checkhealth()
+    local lines = section(checkhealth(), settings_section)
     local line = find(lines, 'provider: none')
     assert.is_truthy(line, table.concat(lines, '\n'))
     assert.matches('OK', line)
@@ -178,5 +217,126 @@ describe(':checkhealth copilot_ls', function()
     local lines = checkhealth()
     assert.is_truthy(find(lines, 'provider: anthropic (from $COPILOT_LS_PROVIDER)'))
     assert.is_truthy(find(lines, '$ANTHROPIC_API_KEY is set'))
+  end)
+  it('warns when the versions of server and plugin differ, saying which to update', function()
+    local plugin_version = require('copilot_ls').version
+    local dir = L.tempdir('versions')
+    local cases = {
+      { '0.3.0', 'copilot-ls 0.3.0 is older than the plugin (' .. plugin_version .. '): update the server' },
+      { '9.0.0', 'the plugin (' .. plugin_version .. ') is older than copilot-ls 9.0.0: update the plugin' },
+    }
+    for i, case in ipairs(cases) do
+      local fake = L.fake_server(('%s/%d/copilot-ls'):format(dir, i), ('copilot-ls %s (0123456789)'):format(case[1]))
+      require('copilot_ls').setup({ enable = false, cmd = { fake } })
+      local lines = section(checkhealth(), 'copilot-ls ~')
+      local line = find(lines, case[2])
+      assert.is_truthy(line, table.concat(lines, '\n'))
+      assert.matches('WARNING', line)
+    end
+    local same = L.fake_server(dir .. '/same/copilot-ls', ('copilot-ls %s (unknown)'):format(plugin_version))
+    require('copilot_ls').setup({ enable = false, cmd = { same } })
+    local lines = section(checkhealth(), 'copilot-ls ~')
+    assert.is_nil(find(lines, 'older than'), table.concat(lines, '\n'))
+    assert.is_nil(find(lines, 'WARNING'), table.concat(lines, '\n'))
+  end)
+
+  it("reports each of the server's doctor checks as OK, WARNING or ERROR, over setup()'s settings", function()
+    vim.env[H.key_env] = H.key
+    local doctor_json = vim.json.encode({
+      checks = {
+        { name = 'provider', status = 'ok', detail = 'openai (from COPILOT_LS_PROVIDER)' },
+        { name = 'index', status = 'warn', detail = 'not built yet: run copilot-ls index' },
+        { name = 'endpoint', status = 'fail', detail = 'http://127.0.0.1:9/v1 unreachable' },
+      },
+    })
+    local fake = L.fake_server(L.tempdir('doctor') .. '/copilot-ls', 'copilot-ls 0.4.0 (unknown)', doctor_json)
+    local ws = H.workspace()
+    vim.cmd.cd(vim.fn.fnameescape(ws))
+    require('copilot_ls').setup({
+      enable = false,
+      cmd = { fake },
+      provider = 'openai',
+      model = 'm1',
+      apiKeyEnv = H.key_env,
+      history = false,
+    })
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    local checks = section(lines, server_section)
+    assert.matches('OK', find(checks, 'provider: openai (from COPILOT_LS_PROVIDER)'))
+    assert.matches('WARNING', find(checks, 'index: not built yet'))
+    assert.matches('ERROR', find(checks, 'endpoint: http://127.0.0.1:9/v1 unreachable'))
+    local origin = find(checks, 'copilot-ls doctor --workspace ' .. ws)
+    assert.is_truthy(origin, report)
+    assert.matches('$' .. H.key_env .. ' is passed to it as $OPENAI_API_KEY', origin, 1, true)
+    -- The doctor's own check stands for the endpoint: the plugin does not probe it too.
+    assert.is_nil(find(lines, 'endpoint unreachable'), report)
+    assert.are.same({ 'doctor --json --workspace ' .. ws }, vim.fn.readfile(fake .. '.calls'))
+    local env = vim.fn.readfile(fake .. '.env')
+    for _, variable in ipairs({ 'COPILOT_LS_PROVIDER=openai', 'COPILOT_LS_MODEL=m1', 'COPILOT_LS_HISTORY=off', 'OPENAI_API_KEY=' .. H.key }) do
+      assert.is_truthy(vim.tbl_contains(env, variable), variable .. ' not in ' .. vim.inspect(env))
+    end
+    assert.is_nil(report:find(H.key, 1, true), 'the key itself must not show')
+  end)
+
+  it('gives up on a doctor that does not answer in time, with a warning', function()
+    local doctor = require('copilot_ls.doctor')
+    local saved = doctor.timeout_ms
+    finally(function()
+      doctor.timeout_ms = saved
+    end)
+    doctor.timeout_ms = 300
+    local fake = L.script(L.tempdir('hung') .. '/copilot-ls', [[
+case "$1" in
+  --version) echo "copilot-ls 0.4.0 (unknown)" ;;
+  *) exec sleep 60 ;;
+esac]])
+    require('copilot_ls').setup({ enable = false, cmd = { fake }, provider = 'none' })
+    local started = vim.uv.now()
+    local lines = section(checkhealth(), server_section)
+    local line = find(lines, 'did not finish within')
+    assert.is_truthy(line, table.concat(lines, '\n'))
+    assert.matches('WARNING', line)
+    assert.is_truthy(find(lines, 'Run `copilot-ls doctor` in a shell'), table.concat(lines, '\n'))
+    assert.is_true(vim.uv.now() - started < 5000)
+  end)
+
+  it("shows the real server's doctor checks, from the command line without a client", function()
+    local ws = H.workspace()
+    vim.cmd.cd(vim.fn.fnameescape(ws))
+    require('copilot_ls').setup({ enable = false, cmd = { H.server_bin }, provider = 'none' })
+    local expected = vim.system(
+      { H.server_bin, 'doctor', '--json', '--workspace', ws },
+      { text = true, env = { COPILOT_LS_PROVIDER = 'none' } }
+    ):wait(15000)
+    local ok, value = pcall(vim.json.decode, expected.stdout or '')
+    assert(ok and type(value.checks) == 'table', 'copilot-ls doctor --json: ' .. (expected.stdout or '') .. (expected.stderr or ''))
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    local version = find(section(lines, 'copilot-ls ~'), H.server_bin)
+    assert.matches('OK', version)
+    assert.matches('copilot-ls ' .. require('copilot_ls').version, version, 1, true)
+    local checks = section(lines, server_section)
+    assert.is_truthy(find(checks, 'copilot-ls doctor --workspace ' .. ws), report)
+    local label = { ok = 'OK', warn = 'WARNING', fail = 'ERROR' }
+    assert.is_true(#value.checks > 0)
+    for _, check in ipairs(value.checks) do
+      local line = find(checks, check.name .. ': ')
+      assert.is_truthy(line, check.name .. ' not in\n' .. report)
+      assert.matches(label[check.status], line, 1, true)
+    end
+  end)
+
+  it('asks the running server for its checks, over the settings it was sent', function()
+    local provider = H.fake_provider({})
+    local session = H.session(provider, { model = 'model-from-setup' })
+    assert.is_true(require('copilot_ls.doctor').offered_by(session.client), 'the server does not offer copilot.doctor')
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    local checks = section(lines, server_section)
+    assert.is_truthy(find(checks, 'from the running server (client ' .. session.client.id), report)
+    -- Only the running server knows this model: it came in initializationOptions.
+    assert.is_truthy(find(checks, 'model-from-setup'), report)
+    assert.is_truthy(find(section(lines, 'copilot-ls ~'), 'server copilot-ls ' .. require('copilot_ls').version), report)
   end)
 end)

@@ -54,21 +54,28 @@ describe('plugin', function()
     assert.are.equal('{"copilot-ls":{}}', vim.json.encode(vim.lsp.config.copilot_ls.settings))
   end)
 
-  it('finds the binary in setup(), then $COPILOT_LS_PATH, then PATH', function()
+  -- The whole order of the lookup: install_spec.lua.
+  it('takes the binary from setup(), then $COPILOT_LS_PATH', function()
     H.load_plugin()
     local config = require('copilot_ls.config')
     local saved = vim.env.COPILOT_LS_PATH
     finally(function()
       vim.env.COPILOT_LS_PATH = saved
     end)
-    vim.env.COPILOT_LS_PATH = nil
     require('copilot_ls').setup({ enable = false })
-    assert.are.same({ 'copilot-ls' }, config.cmd())
     vim.env.COPILOT_LS_PATH = '/opt/bin/copilot-ls'
     assert.are.same({ '/opt/bin/copilot-ls' }, config.cmd())
     require('copilot_ls').setup({ enable = false, cmd = { '/x/copilot-ls', 'serve' } })
     assert.are.same({ '/x/copilot-ls', 'serve' }, config.cmd())
     assert.are.same({ '/x/copilot-ls', 'serve' }, vim.lsp.config.copilot_ls.cmd)
+  end)
+
+  it("has the version of the repository's server (Cargo.toml), which :checkhealth compares", function()
+    H.load_plugin()
+    local manifest = table.concat(vim.fn.readfile(H.repo .. '/Cargo.toml'), '\n')
+    local version = manifest:match('%[workspace%.package%][^%[]-\nversion%s*=%s*"([^"]+)"')
+    assert.is_truthy(version, 'no [workspace.package] version in Cargo.toml')
+    assert.are.equal(version, require('copilot_ls').version)
   end)
 
   it('rejects a bad option with one error line and keeps going', function()
@@ -184,18 +191,25 @@ describe('plugin', function()
     -- A fresh module: nobody has called setup().
     package.loaded['copilot_ls'] = nil
     H.capture_notify()
-    local saved = vim.env.PATH
+    local binary = require('copilot_ls.binary')
+    local saved = { PATH = vim.env.PATH, CARGO_HOME = vim.env.CARGO_HOME, plugin_dir = binary.plugin_dir }
     finally(function()
-      vim.env.PATH = saved
+      vim.env.PATH = saved.PATH
+      vim.env.CARGO_HOME = saved.CARGO_HOME
+      binary.plugin_dir = saved.plugin_dir
       package.loaded['copilot_ls'] = nil
     end)
     vim.cmd.cd(vim.fn.fnameescape(H.workspace()))
     vim.cmd.edit('src/main.rs')
+    -- Nowhere to find one: not beside the plugin, on PATH or in ~/.cargo/bin.
+    local empty = vim.fn.tempname() .. '-nothing'
+    binary.plugin_dir = empty .. '/a/nvim'
+    vim.env.CARGO_HOME = empty
     vim.env.PATH = '/nonexistent'
     vim.cmd('CopilotAsk where is the port read?')
     local errors = H.notified(vim.log.levels.ERROR)
     assert.are.equal(1, #errors, vim.inspect(errors))
-    assert.matches('"copilot-ls" not found', errors[1].msg, 1, true)
+    assert.matches('no server binary found', errors[1].msg, 1, true)
     assert.is_nil(require('copilot_ls').last())
   end)
 
