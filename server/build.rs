@@ -12,13 +12,17 @@ fn main() {
         .parent()
         .and_then(git_dir)
         .and_then(|git| {
-            // Rebuild when HEAD moves: the file HEAD names, and the packed refs.
-            for watched in ["HEAD", "packed-refs"] {
-                println!("cargo:rerun-if-changed={}", git.join(watched).display());
-            }
-            let (commit, reference) = head_commit(&git)?;
-            if let Some(reference) = reference {
-                println!("cargo:rerun-if-changed={}", git.join(reference).display());
+            // Rebuild when HEAD moves: HEAD, the ref it names, the packed refs. Only
+            // files that exist are watched: cargo reruns a script for a missing one at
+            // every build.
+            let (commit, common) = head_commit(&git)?;
+            let head = std::fs::read_to_string(git.join("HEAD")).unwrap_or_default();
+            let reference = head.trim().strip_prefix("ref:").map(|r| common.join(r.trim()));
+            let watched = [git.join("HEAD"), common.join("packed-refs")];
+            for path in watched.into_iter().chain(reference) {
+                if path.exists() {
+                    println!("cargo:rerun-if-changed={}", path.display());
+                }
             }
             Some(commit)
         })
@@ -37,17 +41,17 @@ fn git_dir(root: &Path) -> Option<PathBuf> {
     Some(root.join(target))
 }
 
-/// HEAD's commit (40 hex) and the ref it reads through, if any.
-fn head_commit(git: &Path) -> Option<(String, Option<String>)> {
-    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
-    let head = head.trim();
-    let Some(reference) = head.strip_prefix("ref:").map(str::trim) else {
-        return is_commit(head).then(|| (head.to_string(), None));
-    };
-    // A worktree keeps its refs in the common directory.
+/// HEAD's commit (40 hex), and the directory holding the refs (a worktree keeps them
+/// in the common directory).
+fn head_commit(git: &Path) -> Option<(String, PathBuf)> {
     let common = std::fs::read_to_string(git.join("commondir"))
         .ok()
         .map_or_else(|| git.to_path_buf(), |dir| git.join(dir.trim()));
+    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let head = head.trim();
+    let Some(reference) = head.strip_prefix("ref:").map(str::trim) else {
+        return is_commit(head).then(|| (head.to_string(), common));
+    };
     let loose = std::fs::read_to_string(common.join(reference)).ok();
     let commit = loose.map(|c| c.trim().to_string()).or_else(|| {
         let packed = std::fs::read_to_string(common.join("packed-refs")).ok()?;
@@ -56,7 +60,7 @@ fn head_commit(git: &Path) -> Option<(String, Option<String>)> {
             (name == reference).then(|| commit.to_string())
         })
     })?;
-    is_commit(&commit).then(|| (commit, Some(reference.to_string())))
+    is_commit(&commit).then_some((commit, common))
 }
 
 fn is_commit(text: &str) -> bool {

@@ -7,7 +7,7 @@
 //! `REDACT_TABLE_JSON=path` also writes the table of seed 1 as JSON, to measure other
 //! redactors against the same cases.
 
-use copilot_ls::workspace::redact::{redact, redact_lines};
+use copilot_ls::workspace::redact::{needs_whole_text, redact, redact_lines};
 use copilot_ls_test_support::secrets::{benign, cases, Case};
 
 const SEEDS: u64 = 20;
@@ -115,4 +115,34 @@ fn a_key_block_cut_by_the_start_of_an_excerpt_is_redacted_up_to_its_end() {
         assert!(leaks(case, &shown).is_empty(), "{shown}");
         assert_eq!(shown.lines().count(), excerpt.lines().count());
     }
+}
+
+#[test]
+fn a_text_without_spanning_rules_reads_the_same_redacted_line_by_line() {
+    // What lets a search redact only the lines it matched: unless the text holds a
+    // keyword of a rule whose findings may span lines, each line redacted alone is that
+    // line of the whole text's redaction, for every planted kind and look-alike.
+    let (mut line_by_line, mut whole) = (0, 0);
+    for seed in 1..=5 {
+        let texts = cases(seed).into_iter().map(|c| (c.kind, c.text));
+        let texts = texts.chain(benign(seed).into_iter().map(|b| (b.kind, b.text)));
+        // Each text inside an ordinary file, and all of them in one file.
+        let texts: Vec<(&str, String)> = texts
+            .map(|(kind, text)| (kind, format!("# settings\nname = \"shop\"\n{text}# end\n")))
+            .collect();
+        let all: String = texts.iter().map(|(_, text)| text.as_str()).collect();
+        for (kind, text) in texts.iter().map(|(k, t)| (*k, t)).chain([("all", &all)]) {
+            if needs_whole_text(text) {
+                whole += 1;
+                continue;
+            }
+            line_by_line += 1;
+            let redacted = redact(text);
+            for (n, (line, expected)) in text.split_inclusive('\n').zip(redacted.split_inclusive('\n')).enumerate() {
+                assert_eq!(redact(line), expected, "{kind}, line {}", n + 1);
+            }
+        }
+    }
+    // Most kinds are line by line; the spanning ones (key blocks, netrc, Terraform) not.
+    assert!(line_by_line > whole * 2, "{line_by_line} line by line, {whole} whole");
 }

@@ -95,3 +95,39 @@ fn the_no_provider_answer_shows_excerpts_with_secrets_redacted() {
     assert_clean("the answer", &result.to_string());
     client.shutdown();
 }
+
+/// `copilot-ls tool search_code ARGS` in `ws`: its text.
+fn search(ws: &Path, args: Value) -> String {
+    let cache = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(BIN)
+        .args(["tool", "search_code", &args.to_string(), "--workspace"])
+        .arg(ws)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("COPILOT_LS_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn a_search_neither_shows_nor_counts_a_match_inside_a_secret() {
+    // A file of one-line secrets is redacted line by line (only the lines that
+    // matched), one with a key block whole: either way a piece of a secret is found
+    // nowhere, counts included, while the same search finds the ordinary lines.
+    let ws = workspace_with_secrets();
+    let s = secrets();
+    let token_only = format!("# tokens\nGITHUB_TOKEN = \"{}\"\nconfig = load()\n", s[1]);
+    std::fs::write(ws.path().join("deploy/tokens.py"), token_only).unwrap();
+    for piece in [&s[1][4..20], &s[0][4..16], &s[3][10..30]] {
+        let out = search(ws.path(), json!({"pattern": piece, "case_sensitive": true}));
+        assert!(out.starts_with("(no matches"), "{piece}: {out}");
+    }
+    let out = search(ws.path(), json!({"pattern": "token", "path": "deploy"}));
+    assert_clean("search_code", &out);
+    assert!(
+        out.contains("deploy/tokens.py:2: GITHUB_TOKEN = \"[redacted: github token]\""),
+        "{out}"
+    );
+    assert!(out.contains("deploy/settings.yaml:4: github_token: [redacted"), "{out}");
+}

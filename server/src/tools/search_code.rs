@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
@@ -15,12 +16,13 @@ use serde::Deserialize;
 
 use super::error::ToolError;
 use super::{Place, ToolOutput};
-use crate::workspace::read::read_bounded;
-use crate::workspace::redact::redact;
+use crate::workspace::redact::{self, redact};
 use crate::workspace::walk;
 use crate::workspace::{Workspace, MAX_READ_BYTES};
 
 pub const MAX_MATCHES: usize = 100;
+/// A walker thread's read buffer to start with (it grows to the largest file read).
+const BUFFER: usize = 64 * 1024;
 /// A matching line is shown up to this many chars.
 const MAX_LINE_CHARS: usize = 300;
 
@@ -81,7 +83,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             (&scope.absolute, file),
             false,
             relative,
-            &open,
+            (&open, &mut Vec::with_capacity(BUFFER)),
         ) {
             results
                 .lock()
@@ -98,6 +100,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             // One searcher per walker thread, as ripgrep does: building one zeroes a
             // 64 KiB line buffer, which per file was the largest cost after reading.
             let mut searcher = searcher();
+            let mut buffer = Vec::with_capacity(BUFFER);
             Box::new(move |entry| {
                 let entry = match entry {
                     Ok(entry) => entry,
@@ -119,7 +122,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
                     (path, file),
                     entry.path_is_symlink(),
                     relative,
-                    open,
+                    (open, &mut buffer),
                 ) {
                     results
                         .lock()
@@ -167,7 +170,7 @@ fn search_one(
     (path, open_file): (&std::path::Path, impl FnOnce() -> std::io::Result<std::fs::File>),
     is_symlink: bool,
     relative: impl FnOnce() -> Option<String>,
-    open: &HashMap<PathBuf, String>,
+    (open, buffer): (&HashMap<PathBuf, String>, &mut Vec<u8>),
 ) -> Option<FileMatches> {
     if !open.is_empty() {
         // Walked paths below the canonical root are canonical already, unless the entry
@@ -181,36 +184,76 @@ fn search_one(
             return search_text(matcher, text.as_bytes(), &relative()?);
         }
     }
-    let mut found = FileMatches {
-        relative: String::new(),
-        lines: Vec::new(),
-        count: 0,
-    };
-    // Opened through the workspace so a FIFO or a pseudo file never blocks the search.
-    let file = open_file().ok()?;
-    let _ = searcher.search_file(matcher, &file, sink(&mut found));
-    if found.count == 0 {
+    // Opened through the workspace so a FIFO or a pseudo file never blocks the search;
+    // read whole (once: the redaction below needs the text the search saw).
+    let mut file = open_file().ok()?;
+    let bytes = buffer;
+    bytes.clear();
+    {
+        // Through `take`: a plain `File::read_to_end` asks for the size first, a
+        // syscall per file for nothing (the buffer is reused, and large enough).
+        use std::io::Read;
+        (&mut file)
+            .take(MAX_READ_BYTES + 1)
+            .read_to_end(bytes)
+            .ok()?;
+    }
+    let mut matched: Vec<(u64, String)> = Vec::new();
+    let sink = Lossy(|line_number, line: &str| {
+        matched.push((line_number, line.to_string()));
+        Ok(true)
+    });
+    let huge = bytes.len() as u64 > MAX_READ_BYTES;
+    if huge {
+        // Past what is read whole: searched as a stream from the start, its matching
+        // lines redacted each alone (a key block's body line is not recognised there).
+        use std::io::Seek;
+        bytes.clear();
+        bytes.shrink_to(BUFFER);
+        file.rewind().ok()?;
+        let _ = searcher.search_file(matcher, &file, sink);
+    } else {
+        let _ = searcher.search_slice(matcher, bytes, sink);
+    }
+    if matched.is_empty() {
         return None;
     }
     let relative = relative()?;
-    // A file that matched is searched again in its redacted text when it holds a
-    // secret: a hit is shown as the model may see its line (a key body line emptied
-    // from the block's BEGIN, which the hit's line alone does not show), and a pattern
-    // that matched only inside a secret finds nothing, so no search tells what a
-    // redacted value is.
-    if let Some(shown) = redacted_text(path) {
-        return search_text(matcher, shown.as_bytes(), &relative);
+    // A hit is shown, and counted, as the model may see its line: redacted, so a
+    // pattern that matched only inside a secret finds nothing, and no search tells what
+    // a redacted value is. A text where a secret may span lines (a key block: a body
+    // line alone does not show it) is redacted whole; any other, line by line, only
+    // the lines that matched (`redact::needs_whole_text` says when that is the same).
+    if !huge && redact::needs_whole_text(&*bytes) {
+        let text = String::from_utf8_lossy(bytes);
+        return match redact(&text) {
+            Cow::Owned(shown) => search_text(matcher, shown.as_bytes(), &relative),
+            Cow::Borrowed(_) => Some(collect(relative, matched)),
+        };
     }
-    found.relative = relative;
-    Some(found)
+    let shown = matched.into_iter().filter_map(|(line_number, line)| match redact(&line) {
+        Cow::Borrowed(_) => Some((line_number, line)),
+        Cow::Owned(redacted) => {
+            let still = matcher.is_match(redacted.trim_end_matches(['\n', '\r']).as_bytes());
+            still.ok()?.then_some((line_number, redacted))
+        }
+    });
+    let found = collect(relative, shown.collect());
+    (found.count > 0).then_some(found)
 }
 
-/// A file's text redacted, when redaction changes it (`None`: its raw hits stand).
-fn redacted_text(path: &std::path::Path) -> Option<String> {
-    let bytes = read_bounded(path, MAX_READ_BYTES).ok()??;
-    match redact(&String::from_utf8_lossy(&bytes)) {
-        Cow::Owned(shown) => Some(shown),
-        Cow::Borrowed(_) => None,
+/// A file's matching lines, the first ones kept to show (capped), all counted.
+fn collect(relative: String, lines: Vec<(u64, String)>) -> FileMatches {
+    let count = lines.len();
+    let lines = lines
+        .into_iter()
+        .take(MAX_MATCHES)
+        .map(|(line_number, line)| (line_number, cap_line(&line)))
+        .collect();
+    FileMatches {
+        relative,
+        lines,
+        count,
     }
 }
 

@@ -57,6 +57,14 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `text` must be redacted whole for a line of it to read right: it holds a
+/// keyword of a rule whose findings may span lines. When false, `redact(line)` of each
+/// of its lines equals that line of `redact(text)` (a search redacts only the lines it
+/// matched).
+pub fn needs_whole_text(text: impl AsRef<[u8]>) -> bool {
+    rules::RULES.needs_whole_text(text.as_ref())
+}
+
 /// Lines `first..=last` (1-based, as an editor counts them) of `text` redacted as a
 /// whole, joined by `\n`; empty when `first` is past the end.
 pub fn redact_lines(text: &str, first: usize, last: usize) -> String {

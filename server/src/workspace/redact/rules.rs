@@ -87,6 +87,10 @@ pub struct Rules {
     /// rule of pattern `i`.
     keywords: AhoCorasick,
     keyword_rule: Vec<usize>,
+    /// The keywords of the rules whose findings may span lines: every block's, and
+    /// those of the token rules whose regex can match a line break. A text holding none
+    /// is redacted line by line exactly as whole (`needs_whole_text`).
+    spanning_keywords: Vec<memchr::memmem::Finder<'static>>,
     pub assignment: AssignmentSpec,
 }
 
@@ -111,6 +115,12 @@ fn load(text: &str) -> Rules {
         .collect();
     let mut patterns = Vec::new();
     let mut keyword_rule = Vec::new();
+    let mut spanning: Vec<String> = table.block.iter().map(|b| b.keyword.clone()).collect();
+    for spec in &table.token {
+        if can_match_line_break(&spec.regex) {
+            spanning.extend(spec.keywords.iter().cloned());
+        }
+    }
     let tokens = table
         .token
         .iter()
@@ -143,6 +153,15 @@ fn load(text: &str) -> Rules {
         .kind(Some(AhoCorasickKind::DFA))
         .build(&patterns)
         .expect("keywords build");
+    // A handful of words, searched over every file a search matched, as written (each
+    // spanning rule needs its keyword so: a unit test checks it), one SIMD substring
+    // search each: an automaton over them all stepped through every `var` of the code.
+    spanning.sort();
+    spanning.dedup();
+    let spanning_keywords = spanning
+        .iter()
+        .map(|keyword| memchr::memmem::Finder::new(keyword.as_bytes()).into_owned())
+        .collect();
     let mut assignment = table.assignment;
     for list in [
         &mut assignment.password_words,
@@ -160,11 +179,46 @@ fn load(text: &str) -> Rules {
         tokens,
         keywords,
         keyword_rule,
+        spanning_keywords,
         assignment,
     }
 }
 
+/// Whether a rule's regex can match a line break anywhere (a literal `\n`, `\s`, a
+/// negated class, `(?s).`): read off its syntax tree, so a rule added to the table is
+/// classified without anyone remembering to.
+fn can_match_line_break(pattern: &str) -> bool {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn walk(hir: &Hir) -> bool {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => false,
+            HirKind::Literal(literal) => literal.0.contains(&b'\n'),
+            HirKind::Class(Class::Unicode(class)) => class
+                .ranges()
+                .iter()
+                .any(|r| r.start() <= '\n' && '\n' <= r.end()),
+            HirKind::Class(Class::Bytes(class)) => class
+                .ranges()
+                .iter()
+                .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
+            HirKind::Repetition(repetition) => walk(&repetition.sub),
+            HirKind::Capture(capture) => walk(&capture.sub),
+            HirKind::Concat(parts) | HirKind::Alternation(parts) => parts.iter().any(walk),
+        }
+    }
+    // A pattern the parser refuses cannot be told apart: treat it as spanning.
+    regex_syntax::parse(pattern).map_or(true, |hir| walk(&hir))
+}
+
 impl Rules {
+    /// Whether `text` holds a keyword of a rule whose findings may span lines (a key
+    /// block, a netrc entry, a Terraform variable): then only a redaction of the whole
+    /// text is right. Otherwise every finding lies within one line, and a line redacted
+    /// alone reads as it does in the whole text's redaction.
+    pub fn needs_whole_text(&self, text: &[u8]) -> bool {
+        self.spanning_keywords.iter().any(|finder| finder.find(text).is_some())
+    }
+
     /// Every token rule's findings in `text` (they may overlap; the caller picks).
     pub fn tokens(&self, text: &str) -> Vec<Found> {
         let mut triggered = vec![false; self.tokens.len()];
@@ -201,6 +255,31 @@ impl Rules {
 mod tests {
     use super::*;
 
+    /// The case-sensitive literal runs of a regex: its literals, joined where they are
+    /// concatenated.
+    fn literal_texts(hir: &regex_syntax::hir::Hir) -> Vec<String> {
+        use regex_syntax::hir::HirKind;
+        let mut out = Vec::new();
+        match hir.kind() {
+            HirKind::Literal(literal) => out.push(String::from_utf8_lossy(&literal.0).into_owned()),
+            HirKind::Concat(parts) => {
+                let mut run = String::new();
+                for part in parts {
+                    if let HirKind::Literal(literal) = part.kind() {
+                        run.push_str(&String::from_utf8_lossy(&literal.0));
+                    } else {
+                        out.push(std::mem::take(&mut run));
+                        out.extend(literal_texts(part));
+                    }
+                }
+                out.push(run);
+            }
+            HirKind::Capture(capture) => out.extend(literal_texts(&capture.sub)),
+            _ => {}
+        }
+        out
+    }
+
     #[test]
     fn the_table_loads_and_every_rule_has_a_source_and_a_keyword() {
         let table: Table = toml::from_str(include_str!("rules.toml")).unwrap();
@@ -213,6 +292,28 @@ mod tests {
         }
         let rules = &*RULES;
         assert!(rules.tokens.len() >= 50, "{}", rules.tokens.len());
+        // The classification of spanning rules sees what spans and what does not.
+        assert!(can_match_line_break(r"machine\s+\S+"));
+        assert!(can_match_line_break(r"\{[^}]*?default"));
+        assert!(can_match_line_break(r"(?s)a.b"));
+        assert!(!can_match_line_break(r"\bghp_[0-9A-Za-z]{36}\b"));
+        assert!(!can_match_line_break(r"a.b[ \t]*c\S+"));
+        let spanning: Vec<&TokenSpec> =
+            table.token.iter().filter(|r| can_match_line_break(&r.regex)).collect();
+        assert!(!spanning.is_empty() && spanning.len() < table.token.len() / 2);
+        // `needs_whole_text` looks for a spanning rule's keyword exactly as written: the
+        // rule must not match without it (its regex holds it as a case-sensitive
+        // literal), or a text holding it in another case would be redacted by lines.
+        for rule in spanning {
+            let hir = regex_syntax::parse(&rule.regex).unwrap();
+            let literals = literal_texts(&hir);
+            assert!(
+                rule.keywords.iter().any(|k| literals.iter().any(|l| l.contains(k.as_str()))),
+                "{}: {:?} not among {literals:?}",
+                rule.id,
+                rule.keywords
+            );
+        }
         assert!(!rules.blocks.is_empty());
         let ids: Vec<&str> = table.token.iter().map(|r| r.id.as_str()).collect();
         let mut unique = ids.clone();
