@@ -1,5 +1,6 @@
 // The connection to copilot-ls: starting and restarting the LanguageClient, keeping the
-// server's settings in step with VS Code's, and the two custom calls the commands make.
+// server's settings in step with VS Code's, warning once when the server's version is not
+// the extension's, and the custom calls the commands make (ask, clear, doctor).
 
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -19,11 +20,13 @@ import { AskedQuestions } from './citation_message';
 import { createMiddleware } from './middleware';
 import { openSettingsAction } from './errors';
 import type { WorkDoneValue } from './progress_report';
-import { ASK_METHOD, CLEAR_COMMAND, ErrorCode, type AskDelta, type AskParams, type AskResult, type Range } from './protocol';
-import { resolveServer } from './server';
+import { ASK_METHOD, CLEAR_COMMAND, DOCTOR_COMMAND, ErrorCode, type AskDelta, type AskParams, type AskResult, type Range } from './protocol';
+import { resolveServer, type ServerBinary } from './server';
 import { serverLogLevel } from './server_log';
 import { SECTION } from './settings';
+import type { ServerFacts } from './setup_report';
 import type { StatusItem } from './status';
+import { versionMismatchMessage } from './version_check';
 
 const ASK_DELTA = new ProgressType<AskDelta>();
 
@@ -31,8 +34,17 @@ export class CopilotClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private starting: Promise<boolean> | undefined;
+  /**
+   * The LanguageClient's own start, settled once it runs or failed: `starting` also waits
+   * for the user to answer the failure's notification, which Check Setup must not.
+   */
+  private launching: Promise<void> | undefined;
   /** The questions sent, so a citation without a note gets a short message (middleware.ts). */
   private readonly asked = new AskedQuestions();
+  /** The binary the last start found, or why it found none (for Check Setup). */
+  private binary: ServerBinary | { error: string } = { error: 'the server has not been started yet' };
+  /** Server binaries and versions already warned about: one warning each per window. */
+  private readonly versionsWarned = new Set<string>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -77,6 +89,7 @@ export class CopilotClient implements vscode.Disposable {
   private async doStart(): Promise<boolean> {
     this.status.set({ state: 'starting' });
     const server = resolveServer(this.context, this.log);
+    this.binary = server;
     if ('error' in server) {
       this.status.set({ state: 'stopped', reason: server.error });
       return false;
@@ -110,8 +123,11 @@ export class CopilotClient implements vscode.Disposable {
         this.status.set({ state: 'stopped', reason: 'copilot-ls is not running.' });
       }
     });
+    const launch = client.start();
+    this.launching = launch.catch(() => undefined);
     try {
-      await client.start();
+      await launch;
+      this.checkVersion(client, server);
       return true;
     } catch (err) {
       this.log.error(`copilot-ls failed to start: ${String(err)}`);
@@ -126,6 +142,46 @@ export class CopilotClient implements vscode.Disposable {
       }
       return false;
     }
+  }
+
+  /** This extension's version (package.json), which the server's should equal. */
+  get extensionVersion(): string {
+    return String(this.context.extension.packageJSON.version);
+  }
+
+  /** Warns when the server is not this extension's version; once per binary and version. */
+  private checkVersion(client: LanguageClient, server: ServerBinary): void {
+    const version = client.initializeResult?.serverInfo?.version;
+    this.log.info(`copilot-ls server version ${version ?? '(not sent)'}, extension version ${this.extensionVersion}`);
+    const message = versionMismatchMessage(version, this.extensionVersion);
+    const key = `${server.path}\n${version}`;
+    if (!message || this.versionsWarned.has(key)) {
+      return;
+    }
+    this.versionsWarned.add(key);
+    this.log.warn(message);
+    void vscode.window.showWarningMessage(`${message} (at ${server.path}, from ${server.source}).`);
+  }
+
+  /** What Check Setup reports about the server; waits for a start in progress, starts none. */
+  async setupFacts(): Promise<ServerFacts> {
+    await this.launching;
+    const client = this.client;
+    const running = client?.state === State.Running;
+    const init = running ? client.initializeResult : undefined;
+    return {
+      binary: this.binary,
+      running,
+      serverVersion: init?.serverInfo?.version,
+      commands: init?.capabilities.executeCommandProvider?.commands ?? [],
+      extensionVersion: this.extensionVersion,
+    };
+  }
+
+  /** Runs the server's checks (`copilot.doctor`) over its current settings. */
+  async doctor(): Promise<unknown> {
+    const client = await this.ready();
+    return client.sendRequest(ExecuteCommandRequest.type, { command: DOCTOR_COMMAND, arguments: [] });
   }
 
   async stop(): Promise<void> {

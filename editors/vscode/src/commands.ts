@@ -1,11 +1,13 @@
 // The palette commands: Ask, Ask About Selection, Follow Up, Clear Answers, Show Last
-// Answer, Go to Citation, Restart Server; and the questions typed into the thread.
+// Answer, Go to Citation, Restart Server, Check Setup; and the questions typed into the
+// thread.
 
 import * as vscode from 'vscode';
 import type { Location } from './answer_markdown';
 import type { AnswerStore } from './answer_store';
 import { DEFAULT_SELECTION_QUESTION, type EditorContext } from './ask_params';
 import { runAsk, type AskDeps } from './ask_flow';
+import { CheckSetup } from './check_setup';
 import { OPEN_CITATION_COMMAND, pickCitation } from './citations_tree';
 import type { CopilotClient } from './client';
 import { openLocation } from './open_location';
@@ -97,6 +99,7 @@ async function ask(deps: CommandDeps, editors: LastEditor, mode: AskMode): Promi
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { client, store, view, log } = deps;
   const editors = new LastEditor();
+  const setup = new CheckSetup(client);
   const handlers: Record<string, (...args: never[]) => unknown> = {
     'copilot-ls.ask': () => ask(deps, editors, 'ask'),
     'copilot-ls.askAboutSelection': () => ask(deps, editors, 'selection'),
@@ -124,9 +127,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         void vscode.window.showInformationMessage('copilot-ls: server restarted.');
       }
     },
+    'copilot-ls.checkSetup': () => setup.run(),
   };
   return [
     editors,
+    setup,
     // A question typed into the thread's input box continues that thread.
     view.onAsk((question) => void runAsk(deps, store.thread, question, editorContext(client, editors.current))),
     ...Object.entries(handlers).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),

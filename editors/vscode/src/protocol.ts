@@ -101,6 +101,21 @@ export interface IndexCoverage {
 
 export const ASK_METHOD = 'copilot/ask';
 export const CLEAR_COMMAND = 'copilot.clear';
+/** `workspace/executeCommand` that checks the setup (PROTOCOL.md section 10, v4). */
+export const DOCTOR_COMMAND = 'copilot.doctor';
+
+/** One check of `copilot.doctor` (and `copilot-ls doctor --json`). */
+export interface DoctorCheck {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  /** What was found, and what to do when it is not ok. */
+  detail: string;
+}
+
+/** The result of `copilot.doctor`. */
+export interface DoctorResult {
+  checks: DoctorCheck[];
+}
 
 /** JSON-RPC error codes the extension treats specially. */
 export const ErrorCode = {

@@ -2,7 +2,10 @@
 # The one entry point for the VS Code extension's tests: installs what they need (from
 # the package registries only, cached under $REPO/.tmp/vscode), builds and packages the
 # extension, runs the unit tests, the protocol test against the real copilot-ls and the
-# end-to-end test in code-server, and ends with "vscode: N passed, N failed".
+# end-to-end test in code-server, and ends with "vscode: N passed, N failed". For the
+# end-to-end test of the release package it runs `scripts/package.sh --debug` (a debug
+# build, already there after scripts/test.sh's `cargo build --workspace --bins`), writing
+# to test-output/package/ rather than dist/.
 #
 # Inputs: COPILOT_LS_BIN and FAKE_PROVIDER_BIN (default: $REPO/target/debug/...).
 # Arguments choose what runs, while iterating: suite names (unit, protocol, e2e), or a
@@ -125,6 +128,28 @@ if [ ! -x "$COPILOT_LS_BIN" ] || [ ! -x "$FAKE_PROVIDER_BIN" ]; then
   if command -v cargo >/dev/null 2>&1 && [ "$COPILOT_LS_BIN" = "$REPO/target/debug/copilot-ls" ]; then
     log "cargo build --bins (binaries missing)"
     (cd "$REPO" && cargo build --bins -q) || setup_failed "cargo build --bins"
+  fi
+fi
+
+# ---- the release package (server inside), for e2e/packaged: as a user gets it ----
+needs_package=false
+for s in "${selected[@]}"; do
+  case "$s" in
+    e2e) needs_package=true ;;
+    e2e/*) [[ packaged.e2e == "${s#e2e/}"* ]] && needs_package=true ;;
+  esac
+done
+if $needs_package; then
+  log "scripts/package.sh --debug"
+  if bash "$REPO/scripts/package.sh" --debug --out "$OUT/package" >"$OUT/package.log" 2>&1; then
+    vsixes=("$OUT"/package/copilot-ls-*-linux-x64.vsix)
+    export PACKAGED_VSIX=${vsixes[0]}
+  else
+    # Only the packaged test fails for it; the others still run.
+    unset PACKAGED_VSIX
+    PACKAGED_VSIX_ERROR="scripts/package.sh --debug failed: $(grep -a 'package.sh:' "$OUT/package.log" | tail -1) (see $OUT/package.log)"
+    export PACKAGED_VSIX_ERROR
+    log "$PACKAGED_VSIX_ERROR"
   fi
 fi
 

@@ -111,8 +111,9 @@ export interface CodeServer {
   userSettings: string;
 }
 
-export function installExtension(env: E2eEnv, extensionsDir: string, home: string): void {
-  const r = spawnSync(env.codeServer, ['--extensions-dir', extensionsDir, '--install-extension', env.vsix], {
+/** Installs `vsix` (default: run.sh's, with no server inside) as `code-server --install-extension` does. */
+export function installExtension(env: E2eEnv, extensionsDir: string, home: string, vsix = env.vsix): void {
+  const r = spawnSync(env.codeServer, ['--extensions-dir', extensionsDir, '--install-extension', vsix], {
     env: cleanEnv({
       XDG_CONFIG_HOME: path.join(home, 'config'),
       XDG_DATA_HOME: path.join(home, 'data'),
@@ -122,18 +123,18 @@ export function installExtension(env: E2eEnv, extensionsDir: string, home: strin
     encoding: 'utf8',
   });
   if (r.status !== 0 || !/successfully installed/.test(r.stdout)) {
-    throw new Error(`installing ${env.vsix} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    throw new Error(`installing ${vsix} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   }
 }
 
 /** Starts code-server on `workspace` with `settings` as the User settings; logs go to `logDir`. */
-export async function startCodeServer(env: E2eEnv, home: string, workspace: string, settings: object, logDir = env.outDir): Promise<CodeServer> {
+export async function startCodeServer(env: E2eEnv, home: string, workspace: string, settings: object, logDir = env.outDir, vsix = env.vsix): Promise<CodeServer> {
   const userData = path.join(home, 'user-data');
   const extensionsDir = path.join(home, 'extensions');
   mkdirSync(path.join(userData, 'User'), { recursive: true });
   const userSettings = path.join(userData, 'User', 'settings.json');
   writeFileSync(userSettings, JSON.stringify(settings, null, 2));
-  installExtension(env, extensionsDir, home);
+  installExtension(env, extensionsDir, home, vsix);
 
   const port = await freePort();
   const args = [
@@ -313,6 +314,15 @@ export function extensionLogIn(userData: string): string {
   const logs = path.join(userData, 'logs');
   return readdirSync(logs, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith(path.join('copilot-ls.copilot-ls', 'copilot-ls.log')))
+    .map((f) => readFileSync(path.join(logs, f), 'utf8'))
+    .join('\n');
+}
+
+/** What the extension wrote to its output channel `name` (VS Code keeps each on disk). */
+export function outputChannelIn(userData: string, name: string): string {
+  const logs = path.join(userData, 'logs');
+  return readdirSync(logs, { recursive: true, encoding: 'utf8' })
+    .filter((f) => path.basename(f).endsWith(`-${name}.log`) || path.basename(f) === `${name}.log`)
     .map((f) => readFileSync(path.join(logs, f), 'utf8'))
     .join('\n');
 }

@@ -2,7 +2,8 @@
 // scripted fake provider, code-server with the packaged extension installed, and a
 // Chromium page on its workbench; and `stepsOf`, the files' `it` that keeps a screenshot
 // and the extension log's tail of a failure. Each test file opens its own session, with
-// its own script and window size.
+// its own script and window size; or, with no script, the release .vsix with its bundled
+// server and no model at all.
 
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -24,8 +25,14 @@ import {
 export interface SessionOptions {
   /** The folder under test-output for this session's logs; '' for test-output itself. */
   name: string;
-  /** The fake provider's script: what the model answers, call by call. */
-  script: object;
+  /**
+   * The fake provider's script: what the model answers, call by call. Without one there
+   * is no provider, no copilot-ls.server.path and no provider setting: the extension
+   * runs the server bundled in `vsix`, which answers without a model.
+   */
+  script?: object;
+  /** The .vsix to install (default: run.sh's VSIX, which has no server inside). */
+  vsix?: string;
   viewport: { width: number; height: number };
 }
 
@@ -35,7 +42,7 @@ export interface Session {
   work: string;
   /** The copy of the fixture workspace the window has open. */
   workspace: string;
-  /** Where the fake provider records each request it answers (JSON lines). */
+  /** Where the fake provider records each request it answers (JSON lines; empty without one). */
   record: string;
   /** Where the logs of this session's processes go. */
   logDir: string;
@@ -52,22 +59,28 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'copilot-vscode-e2e-'));
   const workspace = path.join(work, 'tollbooth');
   cpSync(env.fixture, workspace, { recursive: true });
-  const script = path.join(work, 'script.json');
-  writeFileSync(script, JSON.stringify(options.script, null, 2));
   const record = path.join(logDir, 'provider-requests.jsonl');
   writeFileSync(record, '');
-  const port = await startFakeProvider(env.fakeProvider, script, record, logDir);
+  let serverSettings: object = {};
+  if (options.script) {
+    const script = path.join(work, 'script.json');
+    writeFileSync(script, JSON.stringify(options.script, null, 2));
+    const port = await startFakeProvider(env.fakeProvider, script, record, logDir);
+    serverSettings = {
+      'copilot-ls.server.path': env.copilotLs,
+      'copilot-ls.provider': 'openai',
+      'copilot-ls.baseUrl': `http://127.0.0.1:${port}/v1`,
+      'copilot-ls.model': 'fake',
+      'copilot-ls.requestTimeoutSecs': 30,
+    };
+  }
 
   const server = await startCodeServer(
     env,
     path.join(work, 'home'),
     workspace,
     {
-      'copilot-ls.server.path': env.copilotLs,
-      'copilot-ls.provider': 'openai',
-      'copilot-ls.baseUrl': `http://127.0.0.1:${port}/v1`,
-      'copilot-ls.model': 'fake',
-      'copilot-ls.requestTimeoutSecs': 30,
+      ...serverSettings,
       'copilot-ls.trace.server': 'verbose',
       'workbench.startupEditor': 'none',
       'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -81,6 +94,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       'files.autoSave': 'off',
     },
     logDir,
+    options.vsix ?? env.vsix,
   );
   const browser = await launchBrowser(env);
   const page = await browser.newPage({ viewport: options.viewport });

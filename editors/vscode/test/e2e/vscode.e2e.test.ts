@@ -90,7 +90,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await input.fill('>copilot-ls: ');
-    for (const title of ['copilot-ls: Ask', 'copilot-ls: Follow Up', 'copilot-ls: Clear Answers', 'copilot-ls: Show Last Answer', 'copilot-ls: Go to Citation', 'copilot-ls: Restart Server']) {
+    for (const title of ['copilot-ls: Ask', 'copilot-ls: Follow Up', 'copilot-ls: Clear Answers', 'copilot-ls: Show Last Answer', 'copilot-ls: Go to Citation', 'copilot-ls: Restart Server', 'copilot-ls: Check Setup']) {
       await page.locator('.quick-input-list .label-name', { hasText: new RegExp(`^${title}$`) }).first().waitFor();
     }
     await input.press('Escape');

@@ -23,6 +23,7 @@ import type { AskDelta, AskResult } from '../../src/protocol';
 import { Thread, turnViews } from '../../src/thread';
 import { buildAskParams } from '../../src/ask_params';
 import { describeAskError } from '../../src/errors';
+import { doctorChecks, extensionChecks } from '../../src/setup_report';
 import { cleanEnv, startFakeProvider, stopAll, waitUntil } from '../e2e/harness';
 
 const OLD_TEXT = '    fn refill(&mut self) {\n';
@@ -62,7 +63,13 @@ function citationData(data: unknown): { index: number; line: number; endLine: nu
     : undefined;
 }
 
+interface InitializeResult {
+  capabilities: { executeCommandProvider?: { commands: string[] }; codeActionProvider?: unknown };
+  serverInfo?: { name: string; version?: string };
+}
+
 let conn: ProtocolConnection;
+let init: InitializeResult;
 let child: ChildProcess;
 let work: string;
 let root: string;
@@ -103,7 +110,7 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
     conn.onNotification('window/logMessage', () => undefined);
     conn.listen();
 
-    const init = await conn.sendRequest('initialize', {
+    init = await conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(root).toString(),
       workspaceFolders: [{ uri: pathToFileURL(root).toString(), name: 'tollbooth' }],
@@ -119,8 +126,8 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
         },
       },
       initializationOptions: { provider: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'fake', maxSteps: 6 },
-    }) as { capabilities: { executeCommandProvider?: { commands: string[] }; codeActionProvider?: unknown } };
-    assert.deepEqual([...(init.capabilities.executeCommandProvider?.commands ?? [])].sort(), ['copilot.ask', 'copilot.clear']);
+    }) as InitializeResult;
+    assert.deepEqual([...(init.capabilities.executeCommandProvider?.commands ?? [])].sort(), ['copilot.ask', 'copilot.clear', 'copilot.doctor']);
     assert.ok(init.capabilities.codeActionProvider, 'codeActionProvider');
     await conn.sendNotification('initialized', {});
     const text = readFileSync(path.join(root, 'src/rate_limit.rs'), 'utf8');
@@ -286,5 +293,25 @@ describe('copilot-ls over stdio, as the extension uses it', { timeout: 120_000 }
   it('clears the diagnostics on copilot.clear', async () => {
     await conn.sendRequest('workspace/executeCommand', { command: 'copilot.clear', arguments: [] });
     await waitUntil('empty diagnostics', () => (diagnostics.get(rateLimitUri)?.diagnostics.length === 0 ? true : undefined), 10_000);
+  });
+
+  it('names the extension\'s own version in serverInfo, so the version check stays quiet', () => {
+    // Compiled to out/test/protocol; package.json sits three levels up.
+    const manifest = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
+    assert.deepEqual(init.serverInfo, { name: 'copilot-ls', version: manifest.version });
+    const facts = { binary: { path: 'copilot-ls', source: 'PATH' }, running: true, serverVersion: init.serverInfo?.version, commands: [], extensionVersion: manifest.version };
+    assert.equal(extensionChecks(facts)[1].status, 'ok');
+  });
+
+  // Last: its endpoint check may reach the fake provider, whose script the asks above use.
+  it('answers copilot.doctor with checks over the settings of initialize, as Check Setup reads them', async () => {
+    const result = (await conn.sendRequest('workspace/executeCommand', { command: 'copilot.doctor', arguments: [] })) as { checks: Array<{ status: string }> };
+    assert.ok(result.checks.length >= 3, JSON.stringify(result));
+    for (const check of result.checks) {
+      assert.ok(['ok', 'warn', 'fail'].includes(check.status), JSON.stringify(check));
+    }
+    const provider = doctorChecks(result).find((c) => c.name === 'provider');
+    assert.ok(provider, JSON.stringify(result));
+    assert.match(provider.detail, /openai/, 'the provider of initializationOptions');
   });
 });

@@ -20,7 +20,7 @@ describe('package.json', () => {
 
   it('contributes the palette commands of the issue', () => {
     const titles = commands.map((c) => `${c.category}: ${c.title}`);
-    for (const t of ['copilot-ls: Ask', 'copilot-ls: Ask About Selection', 'copilot-ls: Follow Up', 'copilot-ls: Clear Answers', 'copilot-ls: Show Last Answer', 'copilot-ls: Go to Citation']) {
+    for (const t of ['copilot-ls: Ask', 'copilot-ls: Ask About Selection', 'copilot-ls: Follow Up', 'copilot-ls: Clear Answers', 'copilot-ls: Show Last Answer', 'copilot-ls: Go to Citation', 'copilot-ls: Check Setup']) {
       assert.ok(titles.includes(t), t);
     }
   });
@@ -62,7 +62,7 @@ describe('package.json', () => {
     }
     // vscode-languageclient registers the server's executeCommand names itself; a
     // second registration of the same id fails at activation.
-    for (const owned of ['copilot.ask', 'copilot.clear']) {
+    for (const owned of ['copilot.ask', 'copilot.clear', 'copilot.doctor']) {
       assert.equal(commands.some((c) => c.command === owned), false, owned);
     }
   });
@@ -102,6 +102,25 @@ describe('package.json', () => {
     assert.equal(manifest.contributes.configuration.properties['copilot-ls.server.path'].scope, 'window');
     assert.equal(manifest.contributes.configuration.properties['copilot.server.path'].scope, 'window');
     assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ['copilot-ls.server.path', 'copilot.server.path']);
+  });
+
+  it('is the version of the server it ships with, under the server\'s licenses', () => {
+    // scripts/package.sh refuses to package two versions together; the version check
+    // (version_check.ts) compares the server's serverInfo.version with this one.
+    const cargo = readFileSync(path.join(root, '..', '..', 'Cargo.toml'), 'utf8');
+    const workspaceVersion = /\[workspace\.package\][^[]*?\nversion = "([^"]+)"/.exec(cargo)?.[1];
+    assert.equal(manifest.version, workspaceVersion);
+    assert.equal(manifest.license, /\nlicense = "([^"]+)"/.exec(cargo)?.[1]);
+    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8'));
+    assert.equal(lock.version, manifest.version);
+    assert.equal(lock.packages[''].version, manifest.version);
+  });
+
+  it('packages the bundled server and the notices (.vscodeignore)', () => {
+    const kept = readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n');
+    for (const f of ['dist/extension.js', 'server/copilot-ls', 'server/copilot-ls.exe', 'LICENSE-MIT', 'LICENSE-APACHE', 'THIRD-PARTY-NOTICES.md']) {
+      assert.ok(kept.includes(`!${f}`), f);
+    }
   });
 
   it('contributes the citation view the code creates', () => {
