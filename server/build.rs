@@ -17,7 +17,10 @@ fn main() {
             // every build.
             let (commit, common) = head_commit(&git)?;
             let head = std::fs::read_to_string(git.join("HEAD")).unwrap_or_default();
-            let reference = head.trim().strip_prefix("ref:").map(|r| common.join(r.trim()));
+            let reference = head
+                .trim()
+                .strip_prefix("ref:")
+                .map(|r| common.join(r.trim()));
             let watched = [git.join("HEAD"), common.join("packed-refs")];
             for path in watched.into_iter().chain(reference) {
                 if path.exists() {

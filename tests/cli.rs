@@ -92,7 +92,10 @@ fn the_tool_command_names_the_same_tools_in_its_help_and_its_error() {
     assert!(!listed.contains(&"answer"), "{unknown}");
     let help = stdout(&run(&["tool", "--help"], ws.path(), &[]));
     for name in &listed {
-        assert!(help.contains(name), "`tool --help` leaves out {name}:\n{help}");
+        assert!(
+            help.contains(name),
+            "`tool --help` leaves out {name}:\n{help}"
+        );
     }
     let answer = run(&["tool", "answer", "{}"], ws.path(), &[]);
     assert_eq!(answer.status.code(), Some(1));

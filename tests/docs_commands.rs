@@ -426,7 +426,10 @@ fn the_readme_first_screen_names_the_prerequisites_and_the_two_commands() {
             "README's first 40 lines do not say {needed:?}"
         );
     }
-    assert!(!first_screen.contains("!["), "a picture before the commands");
+    assert!(
+        !first_screen.contains("!["),
+        "a picture before the commands"
+    );
     // The stated minimum is the one Cargo.toml enforces.
     let manifest = std::fs::read_to_string(Path::new(REPO).join("Cargo.toml")).unwrap();
     assert!(manifest.contains("rust-version = \"1.88\""), "{manifest}");

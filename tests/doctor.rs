@@ -74,9 +74,17 @@ fn with_no_provider_it_warns_and_an_ask_would_still_work() {
     let ws = temp_workspace();
     let run = doctor(ws.path(), &[], &[]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.starts_with("warn  provider: none"), "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with("warn  provider: none"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("ok    cache: "), "{}", run.stdout);
-    assert!(run.stdout.contains("ok    instructions: "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("ok    instructions: "),
+        "{}",
+        run.stdout
+    );
     let json = doctor(ws.path(), &["--json"], &[]);
     assert_eq!(json.code, Some(0));
     let found = checks(&json);
@@ -118,7 +126,9 @@ fn it_names_each_settings_source_and_checks_the_model_against_the_listing() {
     assert_eq!(run.code, Some(0), "{}", run.stdout);
     assert!(
         run.stdout.contains("warn  endpoint: ")
-            && run.stdout.contains("gpt-nope is not among its models (fake-model, fake-model-large)"),
+            && run
+                .stdout
+                .contains("gpt-nope is not among its models (fake-model, fake-model-large)"),
         "{}",
         run.stdout
     );
@@ -141,7 +151,10 @@ fn an_endpoint_that_refuses_or_never_answers_fails_within_the_probe() {
         (&closed_url, "cannot connect"),
     ] {
         let started = std::time::Instant::now();
-        let env = [("OPENAI_API_KEY", KEY), ("COPILOT_LS_BASE_URL", url.as_str())];
+        let env = [
+            ("OPENAI_API_KEY", KEY),
+            ("COPILOT_LS_BASE_URL", url.as_str()),
+        ];
         let run = doctor(ws.path(), &["--json"], &env);
         assert_eq!(run.code, Some(1), "{}", run.stdout);
         let endpoint = find(&checks(&run), "endpoint").clone();
@@ -168,13 +181,18 @@ fn a_missing_key_for_a_remote_endpoint_fails_without_probing_it() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("warn  endpoint: not checked until the key is set"),
+        run.stdout
+            .contains("warn  endpoint: not checked until the key is set"),
         "{}",
         run.stdout
     );
     // A setting with a typo is named first, with the value kept.
     let run = doctor(ws.path(), &[], &[("COPILOT_LS_MAX_STEPS", "many")]);
-    assert!(run.stdout.starts_with("warn  settings: environment: "), "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with("warn  settings: environment: "),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -189,7 +207,10 @@ fn the_lsp_server_checks_the_settings_the_editor_sent() {
     let init = client.initialize(ws.path(), json!({}), options);
     let commands = &init["capabilities"]["executeCommandProvider"]["commands"];
     assert!(
-        commands.as_array().unwrap().contains(&json!("copilot.doctor")),
+        commands
+            .as_array()
+            .unwrap()
+            .contains(&json!("copilot.doctor")),
         "{init}"
     );
     let result = client
@@ -209,7 +230,10 @@ fn the_lsp_server_checks_the_settings_the_editor_sent() {
     );
     assert_eq!(find(&found, "apiKey").2, "DOCTOR_TEST_KEY is set");
     assert_eq!(find(&found, "endpoint").1, "ok", "{found:#?}");
-    assert!(find(&found, "settings").2.contains("maxSteps"), "{found:#?}");
+    assert!(
+        find(&found, "settings").2.contains("maxSteps"),
+        "{found:#?}"
+    );
     assert!(!result.to_string().contains(KEY));
     let (status, _, _) = client.shutdown();
     assert!(status.success());

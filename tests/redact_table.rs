@@ -138,11 +138,18 @@ fn a_text_without_spanning_rules_reads_the_same_redacted_line_by_line() {
             }
             line_by_line += 1;
             let redacted = redact(text);
-            for (n, (line, expected)) in text.split_inclusive('\n').zip(redacted.split_inclusive('\n')).enumerate() {
+            for (n, (line, expected)) in text
+                .split_inclusive('\n')
+                .zip(redacted.split_inclusive('\n'))
+                .enumerate()
+            {
                 assert_eq!(redact(line), expected, "{kind}, line {}", n + 1);
             }
         }
     }
     // Most kinds are line by line; the spanning ones (key blocks, netrc, Terraform) not.
-    assert!(line_by_line > whole * 2, "{line_by_line} line by line, {whole} whole");
+    assert!(
+        line_by_line > whole * 2,
+        "{line_by_line} line by line, {whole} whole"
+    );
 }

@@ -129,5 +129,8 @@ fn a_search_neither_shows_nor_counts_a_match_inside_a_secret() {
         out.contains("deploy/tokens.py:2: GITHUB_TOKEN = \"[redacted: github token]\""),
         "{out}"
     );
-    assert!(out.contains("deploy/settings.yaml:4: github_token: [redacted"), "{out}");
+    assert!(
+        out.contains("deploy/settings.yaml:4: github_token: [redacted"),
+        "{out}"
+    );
 }

@@ -235,7 +235,11 @@ fn a_definition_whose_whole_qualified_name_matches_comes_first() {
     std::fs::create_dir_all(f.root.join("lib")).unwrap();
     std::fs::write(f.root.join("lib/rate_limit.rs"), text).unwrap();
     assert_eq!(
-        ok(&f, "find_symbol", json!({"name": "lib::rate_limit::refill"})),
+        ok(
+            &f,
+            "find_symbol",
+            json!({"name": "lib::rate_limit::refill"})
+        ),
         lines(
             "
         lib/rate_limit.rs:7: function refill  pub fn refill(bucket: &mut TokenBucket) {

@@ -36,9 +36,9 @@ pub async fn run(
     // The index as it is on disk: the doctor reads its state, it builds nothing.
     let index = workspace.as_ref().and_then(|workspace| {
         let home = project_root::home_dir();
-        project_root::not_a_project(workspace.root(), home.as_deref()).is_none().then(|| {
-            RetrievalIndex::open(workspace.clone(), cache.as_deref())
-        })
+        project_root::not_a_project(workspace.root(), home.as_deref())
+            .is_none()
+            .then(|| RetrievalIndex::open(workspace.clone(), cache.as_deref()))
     });
     let sources = Sources {
         env: &process_env,

@@ -28,7 +28,9 @@ pub fn names() -> Vec<String> {
 pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: bool) -> ExitCode {
     let names = names();
     if !names.iter().any(|known| known == name) {
-        println!(
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(
+            stdout,
             "Error: unknown tool `{name}`; the tools are: {}",
             names.join(", ")
         );

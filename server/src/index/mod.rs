@@ -63,8 +63,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use self::analyze::{analyze, Definitions, FileStamp, EDITOR_SIZE};
 pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
-pub use self::coverage::{Counts, Coverage};
 use self::coverage::CoverageState;
+pub use self::coverage::{Counts, Coverage};
 pub use self::rank::Ranking;
 use self::schema::Fields;
 pub use self::store::{cache_dir_from_env, Location};

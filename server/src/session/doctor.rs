@@ -83,11 +83,17 @@ pub async fn run(
         checks.push(check("settings", Status::Warn, problems.join("; ")));
     }
     checks.extend(provider_checks(settings, sources));
-    let no_key = checks.iter().any(|c| c.name == "apiKey" && c.status == Status::Fail);
+    let no_key = checks
+        .iter()
+        .any(|c| c.name == "apiKey" && c.status == Status::Fail);
     if let Some(config) = settings.provider_config(env) {
         if no_key {
             // Without its key a remote endpoint answers 401: nothing more to learn.
-            checks.push(check("endpoint", Status::Warn, "not checked until the key is set"));
+            checks.push(check(
+                "endpoint",
+                Status::Warn,
+                "not checked until the key is set",
+            ));
         } else {
             checks.push(endpoint(config).await);
         }
@@ -179,7 +185,9 @@ fn is_local(url: &str) -> bool {
         || host == "::1"
         || host == "0.0.0.0"
         || host.ends_with(".local")
-        || ["127.", "10.", "192.168."].iter().any(|p| host.starts_with(p))
+        || ["127.", "10.", "192.168."]
+            .iter()
+            .any(|p| host.starts_with(p))
 }
 
 /// One model listing, at most `PROBE` long.
@@ -190,14 +198,21 @@ async fn endpoint(config: providers::ProviderConfig) -> Check {
         Err(_) => check(
             "endpoint",
             Status::Fail,
-            format!("{url} did not answer within {} s: is the server running, and is the URL right?", PROBE.as_secs()),
+            format!(
+                "{url} did not answer within {} s: is the server running, and is the URL right?",
+                PROBE.as_secs()
+            ),
         ),
         Ok(Err(error)) => {
             let error = error.to_string();
-            let detail = if error.contains(&url) { error } else { format!("{url}: {error}") };
+            let detail = if error.contains(&url) {
+                error
+            } else {
+                format!("{url}: {error}")
+            };
             check("endpoint", Status::Fail, detail)
         }
-        Ok(Ok(models)) if models.iter().any(|m| *m == model) => check(
+        Ok(Ok(models)) if models.contains(&model) => check(
             "endpoint",
             Status::Ok,
             format!("{url} answers and lists {model}"),
@@ -210,7 +225,11 @@ async fn endpoint(config: providers::ProviderConfig) -> Check {
         Ok(Ok(models)) => {
             let shown: Vec<&str> = models.iter().take(8).map(String::as_str).collect();
             let more = models.len().saturating_sub(shown.len());
-            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
             check(
                 "endpoint",
                 Status::Warn,
@@ -286,7 +305,10 @@ fn workspace_checks(workspace: Option<&Workspace>, index: Option<&RetrievalIndex
         check(
             "instructions",
             Status::Ok,
-            format!("none (optional: {} at the root)", instructions::FILES.join(", ")),
+            format!(
+                "none (optional: {} at the root)",
+                instructions::FILES.join(", ")
+            ),
         )
     } else {
         check("instructions", Status::Ok, found.join(", "))
@@ -314,21 +336,40 @@ mod tests {
     use super::*;
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
     fn each_setting_names_its_source_and_a_key_is_never_shown() {
-        let env = env_of(&[("OPENAI_API_KEY", "sk-secret-value"), ("COPILOT_LS_MODEL", "gpt-x")]);
-        let mut settings = Settings::default();
-        settings.model = Some("gpt-x".into());
-        settings.base_url = Some("https://llm.example/v1".into());
-        let sources = Sources { env: &env, editor: Some("the editor's settings") };
+        let env = env_of(&[
+            ("OPENAI_API_KEY", "sk-secret-value"),
+            ("COPILOT_LS_MODEL", "gpt-x"),
+        ]);
+        let settings = Settings {
+            model: Some("gpt-x".into()),
+            base_url: Some("https://llm.example/v1".into()),
+            ..Settings::default()
+        };
+        let sources = Sources {
+            env: &env,
+            editor: Some("the editor's settings"),
+        };
         let checks = provider_checks(&settings, &sources);
         let text = text(&checks);
-        assert!(text.contains("provider: openai (detected: OPENAI_API_KEY is set)"), "{text}");
+        assert!(
+            text.contains("provider: openai (detected: OPENAI_API_KEY is set)"),
+            "{text}"
+        );
         assert!(text.contains("model: gpt-x (COPILOT_LS_MODEL)"), "{text}");
-        assert!(text.contains("baseUrl: https://llm.example/v1 (the editor's settings)"), "{text}");
+        assert!(
+            text.contains("baseUrl: https://llm.example/v1 (the editor's settings)"),
+            "{text}"
+        );
         assert!(text.contains("apiKey: OPENAI_API_KEY is set"), "{text}");
         assert!(!text.contains("sk-secret-value"), "{text}");
         assert!(would_work(&checks));
@@ -337,14 +378,25 @@ mod tests {
     #[test]
     fn a_missing_key_fails_unless_the_server_is_local_and_no_provider_warns() {
         let env = env_of(&[("COPILOT_LS_PROVIDER", "openai")]);
-        let sources = Sources { env: &env, editor: None };
-        let mut settings = Settings::default();
-        settings.provider = Some(Provider::OpenAi);
+        let sources = Sources {
+            env: &env,
+            editor: None,
+        };
+        let mut settings = Settings {
+            provider: Some(Provider::OpenAi),
+            ..Settings::default()
+        };
         let checks = provider_checks(&settings, &sources);
         assert!(!would_work(&checks), "{}", text(&checks));
         settings.base_url = Some("http://127.0.0.1:8080/v1".into());
         assert!(would_work(&provider_checks(&settings, &sources)));
-        let none = provider_checks(&Settings::default(), &Sources { env: &env_of(&[]), editor: None });
+        let none = provider_checks(
+            &Settings::default(),
+            &Sources {
+                env: &env_of(&[]),
+                editor: None,
+            },
+        );
         assert_eq!(none[0].status, Status::Warn);
         assert!(would_work(&none));
     }

@@ -5,8 +5,8 @@
 mod citation_anchor;
 pub mod conversations;
 mod cpu_slots;
-pub mod document_store;
 pub mod doctor;
+pub mod document_store;
 pub mod editor_surface;
 mod retrieval;
 pub mod settings;

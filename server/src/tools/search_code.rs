@@ -167,7 +167,10 @@ fn searcher() -> Searcher {
 fn search_one(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
-    (path, open_file): (&std::path::Path, impl FnOnce() -> std::io::Result<std::fs::File>),
+    (path, open_file): (
+        &std::path::Path,
+        impl FnOnce() -> std::io::Result<std::fs::File>,
+    ),
     is_symlink: bool,
     relative: impl FnOnce() -> Option<String>,
     (open, buffer): (&HashMap<PathBuf, String>, &mut Vec<u8>),
@@ -231,13 +234,15 @@ fn search_one(
             Cow::Borrowed(_) => Some(collect(relative, matched)),
         };
     }
-    let shown = matched.into_iter().filter_map(|(line_number, line)| match redact(&line) {
-        Cow::Borrowed(_) => Some((line_number, line)),
-        Cow::Owned(redacted) => {
-            let still = matcher.is_match(redacted.trim_end_matches(['\n', '\r']).as_bytes());
-            still.ok()?.then_some((line_number, redacted))
-        }
-    });
+    let shown = matched
+        .into_iter()
+        .filter_map(|(line_number, line)| match redact(&line) {
+            Cow::Borrowed(_) => Some((line_number, line)),
+            Cow::Owned(redacted) => {
+                let still = matcher.is_match(redacted.trim_end_matches(['\n', '\r']).as_bytes());
+                still.ok()?.then_some((line_number, redacted))
+            }
+        });
     let found = collect(relative, shown.collect());
     (found.count > 0).then_some(found)
 }

@@ -219,10 +219,14 @@ fn refusal_for(path: &Path, shown: &str) -> Option<SandboxError> {
     #[cfg(unix)]
     let is_git = match normal_bytes(path) {
         Some(bytes) => bytes.split(|b| *b == b'/').any(|part| part == b".git"),
-        None => path.components().any(|c| matches!(c, Component::Normal(n) if git(n))),
+        None => path
+            .components()
+            .any(|c| matches!(c, Component::Normal(n) if git(n))),
     };
     #[cfg(not(unix))]
-    let is_git = path.components().any(|c| matches!(c, Component::Normal(n) if git(n)));
+    let is_git = path
+        .components()
+        .any(|c| matches!(c, Component::Normal(n) if git(n)));
     if is_git {
         return Some(SandboxError::GitInternals(shown.to_string()));
     }
@@ -325,17 +329,48 @@ mod tests {
     #[test]
     fn the_byte_comparisons_agree_with_the_component_ones() {
         let paths = [
-            "/", "/proc", "/proc/1/maps", "/process/x", "/sys", "/sysroot/a", "/dev/null",
-            "/devices", "//proc/x", "/./proc/x", "/w/ws", "/w/ws/", "/w/ws/a.rs", "/w/wsx/a",
-            "/w/ws/.git/config", "/w/ws/a/.git", "/w/ws/.github/x", "/w/ws//a", "/w/ws/./a",
-            "/w/ws/a/../b", "relative/.git/x", ".", "./a", "a/.", "/w/ws/.", "/w/.ws/a", "/w/ws./a",
-            "/w/ws/..", "/w/ws/a.", "/w/ws/.a",
+            "/",
+            "/proc",
+            "/proc/1/maps",
+            "/process/x",
+            "/sys",
+            "/sysroot/a",
+            "/dev/null",
+            "/devices",
+            "//proc/x",
+            "/./proc/x",
+            "/w/ws",
+            "/w/ws/",
+            "/w/ws/a.rs",
+            "/w/wsx/a",
+            "/w/ws/.git/config",
+            "/w/ws/a/.git",
+            "/w/ws/.github/x",
+            "/w/ws//a",
+            "/w/ws/./a",
+            "/w/ws/a/../b",
+            "relative/.git/x",
+            ".",
+            "./a",
+            "a/.",
+            "/w/ws/.",
+            "/w/.ws/a",
+            "/w/ws./a",
+            "/w/ws/..",
+            "/w/ws/a.",
+            "/w/ws/.a",
         ];
         for path in paths.map(Path::new) {
-            let std_system = ["/proc", "/sys", "/dev"].iter().any(|d| path.starts_with(d));
+            let std_system = ["/proc", "/sys", "/dev"]
+                .iter()
+                .any(|d| path.starts_with(d));
             assert_eq!(is_system_path(path), std_system, "{path:?}");
             for root in ["/", "/w/ws", "/w/ws/"].map(Path::new) {
-                assert_eq!(below(path, root), path.strip_prefix(root).ok(), "{path:?} {root:?}");
+                assert_eq!(
+                    below(path, root),
+                    path.strip_prefix(root).ok(),
+                    "{path:?} {root:?}"
+                );
             }
             let std_git = path
                 .components()

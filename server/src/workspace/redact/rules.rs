@@ -216,7 +216,9 @@ impl Rules {
     /// text is right. Otherwise every finding lies within one line, and a line redacted
     /// alone reads as it does in the whole text's redaction.
     pub fn needs_whole_text(&self, text: &[u8]) -> bool {
-        self.spanning_keywords.iter().any(|finder| finder.find(text).is_some())
+        self.spanning_keywords
+            .iter()
+            .any(|finder| finder.find(text).is_some())
     }
 
     /// Every token rule's findings in `text` (they may overlap; the caller picks).
@@ -298,8 +300,11 @@ mod tests {
         assert!(can_match_line_break(r"(?s)a.b"));
         assert!(!can_match_line_break(r"\bghp_[0-9A-Za-z]{36}\b"));
         assert!(!can_match_line_break(r"a.b[ \t]*c\S+"));
-        let spanning: Vec<&TokenSpec> =
-            table.token.iter().filter(|r| can_match_line_break(&r.regex)).collect();
+        let spanning: Vec<&TokenSpec> = table
+            .token
+            .iter()
+            .filter(|r| can_match_line_break(&r.regex))
+            .collect();
         assert!(!spanning.is_empty() && spanning.len() < table.token.len() / 2);
         // `needs_whole_text` looks for a spanning rule's keyword exactly as written: the
         // rule must not match without it (its regex holds it as a case-sensitive
@@ -308,7 +313,9 @@ mod tests {
             let hir = regex_syntax::parse(&rule.regex).unwrap();
             let literals = literal_texts(&hir);
             assert!(
-                rule.keywords.iter().any(|k| literals.iter().any(|l| l.contains(k.as_str()))),
+                rule.keywords
+                    .iter()
+                    .any(|k| literals.iter().any(|l| l.contains(k.as_str()))),
                 "{}: {:?} not among {literals:?}",
                 rule.id,
                 rule.keywords
