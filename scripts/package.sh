@@ -271,7 +271,7 @@ fi
 # disturbed and never packages a stray server.
 ext_stage=$STAGE/vscode
 mkdir -p "$ext_stage/server"
-cp -R package.json package-lock.json README.md .vscodeignore esbuild.mjs notices.mjs tsconfig.json src "$ext_stage/"
+cp -R package.json package-lock.json README.md .vscodeignore esbuild.mjs tsconfig.json src "$ext_stage/"
 ln -s "$EXT/node_modules" "$ext_stage/node_modules"
 cp "$server_copy" "$ext_stage/server/$exe"
 for f in CHANGELOG.md LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES.md; do
