@@ -28,7 +28,7 @@ fn initialize_advertises_sync_actions_commands_and_version() {
     );
     assert_eq!(
         caps["executeCommandProvider"]["commands"],
-        json!(["copilot.ask", "copilot.clear"])
+        json!(["copilot.ask", "copilot.clear", "copilot.doctor"])
     );
     assert_eq!(
         caps["positionEncoding"], "utf-16",

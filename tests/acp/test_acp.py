@@ -38,8 +38,9 @@ def test_initialize_names_the_agent_and_its_capabilities(workspace):
         return response
 
     response = run(body())
+    # `copilot-ls 0.4.0 (0123456789)`: the version, then the commit built from.
     version = subprocess.run([COPILOT_LS_BIN, "--version"], capture_output=True, text=True,
-                             check=True).stdout.split()[-1]
+                             check=True).stdout.split()[1]
     assert response.protocol_version == 1
     assert response.agent_info.name == "copilot-ls"
     assert response.agent_info.version == version
