@@ -333,16 +333,8 @@ pub fn text(checks: &[Check]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::settings::env_of;
     use super::*;
-
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        }
-    }
 
     #[test]
     fn each_setting_names_its_source_and_a_key_is_never_shown() {

@@ -2,6 +2,18 @@
 -- the server's command line, initializationOptions and settings (PROTOCOL.md section 2).
 local M = {}
 
+--- Server settings and the environment variable the server reads each from (the
+--- server's `Settings::from_env`): :checkhealth's sources and the doctor's environment.
+M.env_names = {
+  provider = 'COPILOT_LS_PROVIDER',
+  baseUrl = 'COPILOT_LS_BASE_URL',
+  model = 'COPILOT_LS_MODEL',
+  maxSteps = 'COPILOT_LS_MAX_STEPS',
+  stream = 'COPILOT_LS_STREAM',
+  requestTimeoutSecs = 'COPILOT_LS_TIMEOUT_SECS',
+  maxOutputTokens = 'COPILOT_LS_MAX_OUTPUT_TOKENS',
+}
+
 M.server_name = 'copilot_ls'
 -- The section of `workspace/didChangeConfiguration` the server reads (it also reads the
 -- older `copilot`): named after the product, never to be taken for GitHub Copilot's.

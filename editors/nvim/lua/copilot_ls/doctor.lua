@@ -66,16 +66,7 @@ function M.from_client(client, timeout_ms)
   return checks_of(response.result)
 end
 
--- Server settings and the environment variable the server reads each from.
-local env_names = {
-  provider = 'COPILOT_LS_PROVIDER',
-  baseUrl = 'COPILOT_LS_BASE_URL',
-  model = 'COPILOT_LS_MODEL',
-  maxSteps = 'COPILOT_LS_MAX_STEPS',
-  stream = 'COPILOT_LS_STREAM',
-  requestTimeoutSecs = 'COPILOT_LS_TIMEOUT_SECS',
-  maxOutputTokens = 'COPILOT_LS_MAX_OUTPUT_TOKENS',
-}
+local env_names = require('copilot_ls.config').env_names
 
 --- The environment that makes `copilot-ls doctor` see setup()'s settings. apiKeyEnv has
 --- no variable of its own: the key it names goes in the provider's default variable,

@@ -94,14 +94,7 @@ local server_defaults = {
   maxOutputTokens = 4096,
 }
 
-local env_names = {
-  baseUrl = 'COPILOT_LS_BASE_URL',
-  model = 'COPILOT_LS_MODEL',
-  maxSteps = 'COPILOT_LS_MAX_STEPS',
-  stream = 'COPILOT_LS_STREAM',
-  requestTimeoutSecs = 'COPILOT_LS_TIMEOUT_SECS',
-  maxOutputTokens = 'COPILOT_LS_MAX_OUTPUT_TOKENS',
-}
+local env_names = config.env_names
 
 --- The value the server uses for one setting, and where it comes from: setup() (or
 --- vim.lsp.config) over the environment over the server's default (PROTOCOL.md section 2).
