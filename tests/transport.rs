@@ -415,3 +415,46 @@ fn input_ending_inside_a_frame_writes_nothing_to_stdout() {
         );
     }
 }
+
+#[test]
+fn requests_written_with_exit_in_one_go_each_get_their_reply() {
+    // A scripted client writes everything at once and closes its end: the requests
+    // read before `exit` (or before the input closed) are still answered, once each.
+    let body = |value: Value| value.to_string().into_bytes();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"capabilities": {}, "rootUri": null}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
+    let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
+    let exit = json!({"jsonrpc": "2.0", "method": "exit"});
+    for (with_exit, code) in [(true, 0), (false, 0)] {
+        let ws = temp_workspace();
+        let mut input = Vec::new();
+        for message in [&init, &initialized, &shutdown] {
+            input.extend(frame("Content-Length", &body(message.clone())));
+        }
+        if with_exit {
+            input.extend(frame("Content-Length", &body(exit.clone())));
+        }
+        let mut child = std::process::Command::new(BIN)
+            .current_dir(ws.path())
+            .env_clear()
+            .env("COPILOT_LS_CACHE_DIR", ws.path().join(".cache-outside"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        let output = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        for id in ["\"id\":1", "\"id\":2"] {
+            assert_eq!(
+                text.matches(id).count(),
+                1,
+                "with exit: {with_exit}: one reply on {id}: {text}"
+            );
+        }
+        assert_eq!(output.status.code(), Some(code), "{:?}", output.status);
+    }
+}

@@ -2,7 +2,8 @@
 //! (cut by `frames.rs`, judged by `classify.rs`), answers the ones it cannot use (one
 //! error reply each, on the request's id when it can be read, else `id: null`) and the
 //! `$/` requests tower-lsp would leave unanswered, passes the rest on re-framed, and
-//! owns the output so replies never interleave. Ends at `exit` or when the input closes.
+//! owns the output so replies never interleave. Ends at `exit` or when the input closes,
+//! once the requests read before then are answered (asks aside: they are cancelled).
 //!
 //! Why a layer in front: tower-lsp's decoder is strict (case-sensitive `Content-Length`,
 //! a `Content-Type` must carry a charset, a frame of length 0 stalls the one after it)
@@ -10,11 +11,13 @@
 //! the server. Everything handed to it here is a frame it decodes: the body parsed with
 //! the same types it uses, behind a canonical `Content-Length` header.
 
+use std::collections::HashSet;
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 use tokio_util::bytes::BytesMut;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Id, Response};
 
@@ -30,6 +33,70 @@ const PIPE: usize = 256 << 10;
 const OUTPUT_QUEUE: usize = 256;
 /// How long queued output may take to reach the client once serving ends.
 const FLUSH_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long the replies still owed when the input ends may take (see [`Owed`]).
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+/// Requests whose reply may take minutes: not waited for when serving ends.
+const LONG_METHODS: [&str; 2] = ["copilot/ask", "workspace/executeCommand"];
+
+/// The replies the client is owed by requests that end quickly (every request passed
+/// on but an ask), by id, until each goes out. When the input ends (`exit`, or a
+/// client that wrote `initialize`, `shutdown` and `exit` at once and closed its end),
+/// serving goes on until they are paid, so every request gets its one reply; a running
+/// ask is not waited for.
+#[derive(Default)]
+struct Owed {
+    ids: Mutex<HashSet<String>>,
+    paid: Notify,
+}
+
+/// A message's `id` and `method`, read again from its body (two fields, the rest
+/// skipped).
+fn head(body: &[u8]) -> (Option<String>, Option<String>) {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        id: Option<serde_json::Value>,
+        #[serde(default)]
+        method: Option<String>,
+    }
+    match serde_json::from_slice::<Head>(body) {
+        Ok(head) => (head.id.map(|id| id.to_string()), head.method),
+        Err(_) => (None, None),
+    }
+}
+
+impl Owed {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A request passed on to the service.
+    fn request(&self, body: &[u8]) {
+        if let (Some(id), Some(method)) = head(body) {
+            if !LONG_METHODS.contains(&method.as_str()) {
+                self.lock().insert(id);
+            }
+        }
+    }
+
+    /// A message the service wrote: a reply pays its request.
+    fn reply(&self, body: &[u8]) {
+        if let (Some(id), None) = head(body) {
+            let mut ids = self.lock();
+            if ids.remove(&id) && ids.is_empty() {
+                self.paid.notify_one();
+            }
+        }
+    }
+
+    async fn all_paid(&self) {
+        while !self.lock().is_empty() {
+            self.paid.notified().await;
+        }
+    }
+}
 
 /// What the input holds next, frame by frame.
 #[derive(Debug, PartialEq)]
@@ -142,17 +209,33 @@ where
     let writer = tokio::spawn(write_output(output, queued));
     let (to_service, service_input) = tokio::io::duplex(PIPE);
     let (service_output, from_service) = tokio::io::duplex(PIPE);
-    tokio::spawn(forward_output(from_service, to_client.clone()));
+    let owed = Arc::new(Owed::default());
+    tokio::spawn(forward_output(
+        from_service,
+        to_client.clone(),
+        owed.clone(),
+    ));
 
     let mut shutdown_requested = false;
     let ending = {
         let service = service(service_input, service_output);
-        let reading = read_input(input, to_service, to_client, &mut shutdown_requested);
-        tokio::select! {
+        tokio::pin!(service);
+        let reading = read_input(input, to_service, to_client, &mut shutdown_requested, &owed);
+        let ending = tokio::select! {
             ending = reading => ending,
-            () = service => Ending::ServiceEnded,
+            () = &mut service => Ending::ServiceEnded,
+        };
+        // The input is done (its pipe to the service closed with `reading`): the
+        // service answers what it was sent before, asks aside.
+        if matches!(ending, Ending::Exit | Ending::InputClosed) {
+            tokio::select! {
+                () = owed.all_paid() => {}
+                () = &mut service => {}
+                () = tokio::time::sleep(DRAIN_TIMEOUT) => {}
+            }
         }
-        // Both futures are dropped here: tower-lsp's in-flight handlers with them.
+        ending
+        // The service is dropped here: tower-lsp's in-flight handlers (asks) with it.
     };
     // The output forwarder ends with the service's pipe; what is queued still goes out.
     let _ = tokio::time::timeout(FLUSH_TIMEOUT, writer).await;
@@ -167,6 +250,7 @@ async fn read_input<R: AsyncRead + Unpin>(
     mut to_service: DuplexStream,
     to_client: mpsc::Sender<Vec<u8>>,
     shutdown_requested: &mut bool,
+    owed: &Owed,
 ) -> Ending {
     let mut buf = BytesMut::with_capacity(64 << 10);
     let mut reader = Reader::default();
@@ -193,8 +277,12 @@ async fn read_input<R: AsyncRead + Unpin>(
                     }
                     continue;
                 }
-                Incoming::Shutdown => *shutdown_requested = true,
-                Incoming::Forward | Incoming::Unusable { .. } => {}
+                Incoming::Shutdown => {
+                    *shutdown_requested = true;
+                    owed.request(&body);
+                }
+                Incoming::Forward => owed.request(&body),
+                Incoming::Unusable { .. } => {}
             }
             let header = format!("Content-Length: {}\r\n\r\n", body.len());
             let sent = async {
@@ -222,15 +310,22 @@ async fn read_input<R: AsyncRead + Unpin>(
     }
 }
 
-/// Cuts tower-lsp's output into whole frames for the writer.
-async fn forward_output(mut from_service: DuplexStream, to_client: mpsc::Sender<Vec<u8>>) {
+/// Cuts tower-lsp's output into whole frames for the writer, noting the replies paid.
+async fn forward_output(
+    mut from_service: DuplexStream,
+    to_client: mpsc::Sender<Vec<u8>>,
+    owed: Arc<Owed>,
+) {
     let mut buf = BytesMut::with_capacity(64 << 10);
     let mut splitter = Splitter::default();
     loop {
         while let Some(cut) = splitter.next(&mut buf) {
             match cut {
                 Frame::Body(body) => {
-                    if to_client.send(frame(&body)).await.is_err() {
+                    let sent = to_client.send(frame(&body)).await;
+                    // Queued for the writer, which runs on after the service ends.
+                    owed.reply(&body);
+                    if sent.is_err() {
                         return;
                     }
                 }
