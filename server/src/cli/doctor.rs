@@ -23,7 +23,7 @@ pub async fn run(
 ) -> ExitCode {
     let root = super::workspace_root(workspace);
     let workspace = match Sandbox::new(&root) {
-        Ok(sandbox) => Some(Workspace::new(sandbox, Arc::new(NoDocuments))),
+        Ok(sandbox) => Workspace::new(sandbox, Arc::new(NoDocuments)),
         Err(error) => {
             eprintln!(
                 "copilot-ls: cannot use {} as the workspace: {error}",
@@ -34,12 +34,10 @@ pub async fn run(
     };
     let cache = cache_dir_from_env();
     // The index as it is on disk: the doctor reads its state, it builds nothing.
-    let index = workspace.as_ref().and_then(|workspace| {
-        let home = project_root::home_dir();
-        project_root::not_a_project(workspace.root(), home.as_deref())
-            .is_none()
-            .then(|| RetrievalIndex::open(workspace.clone(), cache.as_deref()))
-    });
+    let home = project_root::home_dir();
+    let index = project_root::not_a_project(workspace.root(), home.as_deref())
+        .is_none()
+        .then(|| RetrievalIndex::open(workspace.clone(), cache.as_deref()));
     let sources = Sources {
         env: &process_env,
         editor: None,
@@ -47,7 +45,7 @@ pub async fn run(
     let checks = doctor::run(
         (&settings, &problems),
         &sources,
-        workspace.as_ref(),
+        Some(&workspace),
         index.as_ref(),
         cache.as_deref(),
     )

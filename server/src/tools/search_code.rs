@@ -202,10 +202,7 @@ fn search_one(
             .ok()?;
     }
     let mut matched: Vec<(u64, String)> = Vec::new();
-    let sink = Lossy(|line_number, line: &str| {
-        matched.push((line_number, line.to_string()));
-        Ok(true)
-    });
+    let sink = lines_into(&mut matched);
     let huge = bytes.len() as u64 > MAX_READ_BYTES;
     if huge {
         // Past what is read whole: searched as a stream from the start, its matching
@@ -263,23 +260,17 @@ fn collect(relative: String, lines: Vec<(u64, String)>) -> FileMatches {
 }
 
 fn search_text(matcher: &RegexMatcher, text: &[u8], relative: &str) -> Option<FileMatches> {
-    let mut found = FileMatches {
-        relative: relative.to_string(),
-        lines: Vec::new(),
-        count: 0,
-    };
-    let _ = searcher().search_slice(matcher, text, sink(&mut found));
-    (found.count > 0).then_some(found)
+    let mut matched: Vec<(u64, String)> = Vec::new();
+    let _ = searcher().search_slice(matcher, text, lines_into(&mut matched));
+    (!matched.is_empty()).then(|| collect(relative.to_string(), matched))
 }
 
-fn sink(
-    found: &mut FileMatches,
+/// A sink keeping each matching line whole, with its number.
+fn lines_into(
+    matched: &mut Vec<(u64, String)>,
 ) -> Lossy<impl FnMut(u64, &str) -> Result<bool, std::io::Error> + '_> {
     Lossy(move |line_number, line| {
-        found.count += 1;
-        if found.lines.len() < MAX_MATCHES {
-            found.lines.push((line_number, cap_line(line)));
-        }
+        matched.push((line_number, line.to_string()));
         Ok(true)
     })
 }

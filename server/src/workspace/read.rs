@@ -27,7 +27,7 @@ pub fn open_regular_file(path: &Path) -> io::Result<File> {
         return Err(not_regular("a kernel pseudo file"));
     }
     check_regular(&std::fs::metadata(path)?)?;
-    open_known_regular(path)
+    open_checked(path)
 }
 
 /// `open_regular_file` for a path whose directory entry, just read by a walk, says it
@@ -38,6 +38,12 @@ pub fn open_known_regular(path: &Path) -> io::Result<File> {
     if is_system_path(path) {
         return Err(not_regular("a kernel pseudo file"));
     }
+    open_checked(path)
+}
+
+/// Opens without blocking and refuses what the opened descriptor shows is not a
+/// regular file (the path may have been swapped since it was looked at).
+fn open_checked(path: &Path) -> io::Result<File> {
     let file = open_nonblocking(path)?;
     check_regular(&file.metadata()?)?;
     Ok(file)
