@@ -291,7 +291,10 @@ fn workspace_checks(workspace: Option<&Workspace>, index: Option<&RetrievalIndex
                     format!("{root}: not built yet; the first ask builds it (a few seconds for a few thousand files); {history}"),
                 )
             } else {
-                let state = if coverage.complete { "" } else { ", being brought up to date" };
+                // A refresh running in this process has files still to read; an index
+                // only opened (the command line's doctor) reports what is on disk.
+                let building = !coverage.complete && coverage.files_indexed < coverage.files_total;
+                let state = if building { ", being brought up to date" } else { "" };
                 check(
                     "index",
                     Status::Ok,
