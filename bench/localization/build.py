@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Builds the question files from the hand-written sources issues.txt (real issues) and
-written.txt (questions we wrote), resolving each fix commit in the fetched mirror.
+"""Builds the question files from the hand-written sources issues.txt (real issues),
+written.txt (questions we wrote) and paraphrased.txt (questions worded without the code's own
+words), resolving each fix commit in the fetched mirror.
 
 - an issue's base commit is its fix commit's first parent; its answers are the non-test
   source files the fix changed (common.is_source) that exist at the base (a file the fix
   created is not an answer), unless its header says `answers=a,b`;
-- a written question names its base commit and answers itself; they are checked to exist.
+- a written or paraphrased question names its base commit and answers itself; they are
+  checked to exist.
 
 The split is frozen: a question already in questions.json or holdout.json keeps its side.
 The first time (no question has a side yet) exactly 30% go to holdout.json, sampled with
@@ -88,8 +90,11 @@ def issue_questions():
         }
 
 
-def written_questions():
-    path = os.path.join(HERE, "written.txt")
+def written_questions(source="written.txt", kind="written", tag="w",
+                      about="written for this set"):
+    """Questions that name their base commit and answers (written.txt; paraphrased.txt with
+    kind "paraphrased" and ids `<name>-p<k>`)."""
+    path = os.path.join(HERE, source)
     counters = {}
     for fields, text in blocks(path):
         repo, base = fields[:2]
@@ -101,11 +106,11 @@ def written_questions():
         name = repo.split("/")[1]
         counters[name] = counters.get(name, 0) + 1
         yield {
-            "id": f"{name}-w{counters[name]}",
+            "id": f"{name}-{tag}{counters[name]}",
             "repo": repo,
             "base": base,
-            "kind": "written",
-            "source": "written for this set",
+            "kind": kind,
+            "source": about,
             "answers": answers,
             "question": text,
         }
@@ -121,12 +126,17 @@ def load(name):
 
 ABOUT = ("Localization eval: which files answer this question? Real issues (bug, feature) are "
          "asked on the fix commit's first parent (base) and answered by the non-test source "
-         "files the fix changed; written questions name their own answers. The split into "
-         "questions.json and holdout.json is frozen; do not edit questions to fit a ranker.")
+         "files the fix changed; written and paraphrased questions name their own answers. "
+         "The split into questions.json and holdout.json is frozen; do not edit questions to "
+         "fit a ranker.")
+
+
+def paraphrased_questions():
+    return written_questions("paraphrased.txt", "paraphrased", "p", "paraphrased for this set")
 
 
 def main():
-    qs = list(issue_questions()) + list(written_questions())
+    qs = list(issue_questions()) + list(written_questions()) + list(paraphrased_questions())
     ids = [q["id"] for q in qs]
     dup = {i for i in ids if ids.count(i) > 1}
     assert not dup, f"duplicate ids {dup}"
@@ -146,7 +156,8 @@ def main():
             json.dump({"about": ABOUT, "split": s, "questions": part}, f, indent=1,
                       ensure_ascii=False)
             f.write("\n")
-        kinds = {k: sum(q["kind"] == k for q in part) for k in ("bug", "feature", "written")}
+        kinds = {k: sum(q["kind"] == k for q in part)
+                 for k in ("bug", "feature", "written", "paraphrased")}
         print(f"{name}: {len(part)} questions {kinds}")
 
 

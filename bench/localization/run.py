@@ -500,7 +500,7 @@ def main():
         if not in_split:
             continue
         groups.append(((split, "all"), in_split))
-        for kind in ("bug", "feature", "written"):
+        for kind in ("bug", "feature", "written", "paraphrased"):
             k = [r for r in in_split if r["kind"] == kind]
             if k:
                 groups.append(((split, kind), k))
