@@ -536,6 +536,31 @@ fn history_off_reads_nothing() {
 }
 
 #[test]
+fn a_history_read_in_batches_keeps_every_commit_in_order() {
+    let scratch = Scratch::new();
+    let repo = scratch.repo("batches");
+    for n in 1..=5 {
+        repo.commit(&format!("m{n}.py"), &python(n), &format!("Add handler {n}"));
+    }
+    // Two commits a batch: three batches, each with a repository of its own; bounded
+    // to five, so the oldest are dropped by the order the batches gave them.
+    let batches = [
+        ("COPILOT_LS_HISTORY_READ_BATCH", "2"),
+        ("COPILOT_LS_HISTORY_MAX_COMMITS", "5"),
+    ];
+    assert_eq!(scratch.history(&repo.path, &batches), complete(5));
+    repo.commit("m6.py", &python(6), "Add handler 6");
+    repo.commit("m7.py", &python(7), "Add handler 7");
+    repo.commit("m8.py", &python(8), "Add handler 8");
+    let bounded = json!({"commits": 5, "complete": false, "reason": "bound"});
+    assert_eq!(scratch.history(&repo.path, &batches), bounded);
+    if let Some(log) = scratch.git_log(&repo.path, json!({})) {
+        let expected: Vec<String> = (4..=8).rev().map(|n| format!("Add handler {n}")).collect();
+        assert_eq!(log.subjects, expected, "{}", log.text);
+    }
+}
+
+#[test]
 fn the_bound_keeps_the_newest() {
     let scratch = Scratch::new();
     let repo = scratch.repo("bound");

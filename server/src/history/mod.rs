@@ -32,6 +32,9 @@ use self::store::{Meta, Store};
 
 /// The most commits read by default.
 pub const DEFAULT_MAX_COMMITS: usize = 50_000;
+/// Commits read and written at a time (`History::read_new`): what bounds the memory a
+/// cold read of a long history takes.
+const READ_BATCH: usize = 2_000;
 
 /// Why the history is not complete (`copilot-ls index --json`, PROTOCOL.md section 10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -93,6 +96,9 @@ pub struct HistoryState {
 pub struct HistoryOptions {
     pub enabled: bool,
     pub max_commits: usize,
+    /// Commits read and written at a time (`READ_BATCH`; `COPILOT_LS_HISTORY_READ_BATCH`
+    /// for a test that crosses batches with a few commits).
+    pub read_batch: usize,
 }
 
 impl HistoryOptions {
@@ -111,9 +117,15 @@ impl HistoryOptions {
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(DEFAULT_MAX_COMMITS);
+        let read_batch = std::env::var("COPILOT_LS_HISTORY_READ_BATCH")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(READ_BATCH);
         HistoryOptions {
             enabled,
             max_commits,
+            read_batch,
         }
     }
 }
@@ -279,31 +291,49 @@ impl History {
         }
         let hidden = if incremental { old } else { None };
         let walked = read::walk(&repo, head, hidden, self.options.max_commits);
+        let shallow = repo.is_shallow();
+        // The walk's handle goes before the commits are read: each batch opens its own.
+        drop(repo);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let (records, unreadable) = read::read_commits(&repo, &walked.ids, threads);
-        let position: FxHashMap<String, usize> = walked
+        let position: FxHashMap<&gix::oid, usize> = walked
             .ids
             .iter()
             .enumerate()
-            .map(|(i, id)| (id.to_hex().to_string(), i))
+            .map(|(i, id)| (id.as_ref(), i))
             .collect();
         let total = walked.ids.len() as u64;
+        let (mut records_read, mut unreadable) = (0, 0);
         let mut words = String::new();
-        for record in &records {
-            words.clear();
-            let mut push = |term: &str| {
-                words.push_str(term);
-                words.push(' ');
+        for batch in walked.ids.chunks(self.options.read_batch) {
+            // A repository opened for each batch, and the batch's records written and
+            // dropped before the next: the pack files' pages, the object caches and the
+            // records held at once are one batch's, not the whole history's.
+            let Ok(repo) = Repository::open(&self.root) else {
+                unreadable += batch.len();
+                continue;
             };
-            (self.tokenize)(&record.subject, &mut push);
-            (self.tokenize)(&record.body, &mut push);
-            let seq = next.seq + total - position.get(&record.id).copied().unwrap_or(0) as u64;
-            store.add(&writer, record, seq, &words);
+            let (records, missed) = read::read_commits(&repo, batch, threads);
+            unreadable += missed;
+            records_read += records.len();
+            for record in &records {
+                words.clear();
+                let mut push = |term: &str| {
+                    words.push_str(term);
+                    words.push(' ');
+                };
+                (self.tokenize)(&record.subject, &mut push);
+                (self.tokenize)(&record.body, &mut push);
+                let at = gix::ObjectId::from_hex(record.id.as_bytes())
+                    .ok()
+                    .and_then(|id| position.get(id.as_ref()).copied())
+                    .unwrap_or(0);
+                store.add(&writer, record, next.seq + total - at as u64, &words);
+            }
         }
         next.seq += total;
         let reason = walked
             .stopped
-            .or_else(|| repo.is_shallow().then_some(Reason::Shallow))
+            .or_else(|| shallow.then_some(Reason::Shallow))
             .or_else(|| (unreadable > 0).then_some(Reason::UnreadableObjects));
         if reason.is_some() || !incremental {
             next.reason = reason;
@@ -327,7 +357,7 @@ impl History {
         *write(&self.renamed) = None;
         tracing::info!(
             "history: {} commits read ({} gone) in {:.2} s, {} held",
-            records.len(),
+            records_read,
             gone.len(),
             started.elapsed().as_secs_f64(),
             held

@@ -19,6 +19,9 @@ use gix::ObjectId;
 
 use super::Reason;
 
+/// Bytes of decompressed delta bases each thread's handle keeps.
+const DELTA_BASE_CACHE: usize = 8 * 1024 * 1024;
+
 /// A git repository and where a root lies in its work tree.
 pub struct Repository {
     repo: gix::ThreadSafeRepository,
@@ -31,7 +34,12 @@ pub struct Repository {
 impl Repository {
     /// The repository `root` (canonical) lies in, opened isolated.
     pub fn open(root: &Path) -> Result<Repository, Reason> {
-        let isolated = gix::open::Options::isolated();
+        // The cache of decompressed delta bases, per thread, is gix's 96 MB by default
+        // (or what the repository's configuration says): most of a cold read's memory.
+        // A few megabytes serve a tree diff's locality nearly as well (docs/history.md,
+        // "Cost").
+        let isolated = gix::open::Options::isolated()
+            .config_overrides([format!("core.deltaBaseCacheLimit={DELTA_BASE_CACHE}")]);
         let trust = gix::sec::trust::Mapping {
             full: isolated.clone(),
             reduced: isolated,
@@ -64,7 +72,7 @@ impl Repository {
     /// again (each commit's tree beside its parent's).
     pub fn local(&self) -> gix::Repository {
         let mut repo = self.repo.to_thread_local();
-        repo.object_cache_size_if_unset(16 * 1024 * 1024);
+        repo.object_cache_size_if_unset(4 * 1024 * 1024);
         repo
     }
 
