@@ -1,5 +1,6 @@
 //! Architecture: data flows one way, `cli`/`lsp`/`acp`/`mcp` → `session` → `agent` → `tools` →
-//! `index` → `history` → `workspace`, the agent also calling `providers`, with `text` used by all;
+//! `index` → `history` → `workspace`, the agent also calling `providers`, the index `syntax` and
+//! `embed`, with `text` used by all;
 //! `acp` starts its sessions' MCP servers through `mcp::client` (the one place rmcp's
 //! client side lives).
 //! This test reads the sources and fails when a module reaches against that direction,
@@ -16,9 +17,11 @@ use std::path::{Path, PathBuf};
 /// which uses nothing). A layer missing from this table is only wiring (`main.rs`,
 /// `lib.rs`) and may use anything.
 const MAY_USE: &[(&str, &[&str])] = &[
+    // `syntax` for `copilot-ls dev symbols`, the training pipeline's parser.
     (
         "cli",
         &[
+            "syntax",
             "lsp",
             "acp",
             "mcp",
@@ -97,7 +100,9 @@ const MAY_USE: &[(&str, &[&str])] = &[
         "tools",
         &["index", "history", "workspace", "providers", "syntax"],
     ),
-    ("index", &["history", "workspace", "syntax"]),
+    ("index", &["history", "workspace", "syntax", "embed"]),
+    // Pure: terms in, vectors out (the shipped model).
+    ("embed", &[]),
     // The repository's commits, blame and uncommitted changes, through gix.
     ("history", &["workspace"]),
     ("workspace", &[]),
@@ -119,6 +124,7 @@ const LAYERS: &[&str] = &[
     "history",
     "workspace",
     "syntax",
+    "embed",
     "providers",
     "text",
 ];

@@ -5,6 +5,7 @@
 
 mod acp;
 mod ask;
+mod dev;
 mod doctor;
 mod index;
 mod index_progress;
@@ -102,7 +103,7 @@ enum Command {
     },
     /// Run one tool exactly as the model would call it and print its result.
     Tool {
-        /// Tool name: locate, search_code, read_file, list_directory, find_files, find_symbol, find_references, file_outline, git_log, git_blame, git_diff, list_open_buffers, read_open_buffer, propose_edit.
+        /// Tool name: locate, search_code, read_file, list_directory, find_files, find_symbol, find_references, find_related (with a code model), file_outline, git_log, git_blame, git_diff, list_open_buffers, read_open_buffer, propose_edit.
         name: String,
         /// The tool's arguments as a JSON object.
         #[arg(default_value = "{}")]
@@ -113,6 +114,13 @@ enum Command {
         /// Do not bring the index up to date first: answer from what it holds now.
         #[arg(long)]
         no_wait: bool,
+    },
+    /// For the model's training pipeline (train/): the index's terms for texts, the
+    /// parser's definitions in files; JSON lines in and out.
+    #[command(hide = true)]
+    Dev {
+        #[arg(value_enum)]
+        command: dev::DevCommand,
     },
 }
 
@@ -199,6 +207,7 @@ pub fn main() -> ExitCode {
             no_wait,
         }) => tool::run(&name, &json, workspace, no_wait),
         Some(Command::Index { workspace, json }) => index::run(workspace, json),
+        Some(Command::Dev { command }) => dev::run(command),
         Some(Command::Doctor { workspace, json }) => {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;

@@ -56,7 +56,6 @@ pub fn for_each_word_term(word: &str, mut emit: impl FnMut(&str)) {
 }
 
 /// The terms of `text` as owned strings.
-#[cfg(test)]
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_term(text, |term| out.push(term.to_string()));
