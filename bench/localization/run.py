@@ -28,7 +28,8 @@ naming it (`#N`: earlier parts of the fix) is checked out at the first parent of
 of them instead, and its fix diffed from there. `--no-history` makes the old checkouts,
 .tmp/localization/<name>-<commit12> (git archive, the tree alone, each question at its own
 base). Results go to .tmp/localization/results.json (results-no-history.json,
-results-cold.json). COPILOT_LS_HISTORY, when set, is passed on to the asks; other
+results-cold.json). COPILOT_LS_HISTORY, COPILOT_LS_CODE_MODEL and their _FUSION parameters, when set, are passed on
+to the asks; other
 COPILOT_LS_* variables are not. The repositories come from bare mirrors under
 $LOCALIZATION_MIRRORS (default /work/.mirror/OWNER+NAME/repo), which the agent's `fetch`
 tool makes (`fetch github:OWNER/NAME`); CI has no such tool, so this eval is not part of CI.
@@ -187,8 +188,11 @@ def ask_env():
     # The history signal's switch, passed on as the caller set it (to compare with and
     # without it on the same checkouts).
     # The fusion's parameters too (`COPILOT_LS_HISTORY_FUSION=k,weight,voters,files`,
-    # index/past_changes.rs), for deciding them on the tuning split.
-    for name in ("COPILOT_LS_HISTORY", "COPILOT_LS_HISTORY_FUSION"):
+    # index/past_changes.rs), for deciding them on the tuning split; and the code model's
+    # (`COPILOT_LS_CODE_MODEL=off`, `COPILOT_LS_CODE_MODEL_FUSION=k,weight,files`, index/semantic.rs:
+    # a weight of 0 is the lexical ranking alone, a negative one the model alone).
+    for name in ("COPILOT_LS_HISTORY", "COPILOT_LS_HISTORY_FUSION", "COPILOT_LS_CODE_MODEL",
+                 "COPILOT_LS_CODE_MODEL_FUSION"):
         if name in os.environ:
             env[name] = os.environ[name]
     return env

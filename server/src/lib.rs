@@ -7,6 +7,7 @@
 pub mod acp;
 pub mod agent;
 pub mod cli;
+pub mod embed;
 pub mod history;
 pub mod index;
 pub mod lsp;

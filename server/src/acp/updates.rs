@@ -280,7 +280,9 @@ pub fn tool_kind(tool: &str) -> ToolKind {
     match tool {
         "read_file" | "read_open_buffer" | "file_outline" | "list_directory"
         | "list_open_buffers" => ToolKind::Read,
-        "search_code" | "find_files" | "find_symbol" | "find_references" => ToolKind::Search,
+        "search_code" | "find_files" | "find_symbol" | "find_references" | "find_related" => {
+            ToolKind::Search
+        }
         "propose_edit" => ToolKind::Edit,
         "answer" => ToolKind::Think,
         _ => ToolKind::Other,

@@ -14,6 +14,7 @@ use super::definition_line::Definition;
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
 use super::symbol_table;
 use super::tokenizer::WordCache;
+use crate::embed::{self, Accumulator, Packed, Tower};
 use crate::syntax::{self, Symbol, SymbolKind};
 
 /// What tells whether a file on disk changed since it was indexed.
@@ -73,6 +74,9 @@ pub fn analyze(
     let mut file_terms: FxHashSet<String> = FxHashSet::default();
     let mut parse_nanos = (0, 0);
     stamp.lexical_only = false;
+    // The file's vector: its chunks' vectors summed, so each chunk counts once.
+    let model = embed::loaded();
+    let mut file_vector = model.map(|model| Accumulator::new(model, Tower::Code));
     let mut path_words = String::new();
     cache.for_each_term(path, |term, _, _| push_term(&mut path_words, term));
     if let Some(text) = text {
@@ -116,6 +120,7 @@ pub fn analyze(
             let mut body = String::with_capacity(lines_text(text, &lines[range.clone()]).len());
             let mut doc = String::new();
             let mut quoted = String::new();
+            let mut vector = model.map(|model| Accumulator::new(model, Tower::Code));
             for (line, &is_doc) in lines[range.clone()]
                 .iter()
                 .zip(&chunked.doc_lines[range.clone()])
@@ -128,6 +133,9 @@ pub fn analyze(
                 cache.for_each_term(line, |term, _, _| {
                     len += 1;
                     push_term(&mut body, term);
+                    if let Some(vector) = vector.as_mut() {
+                        vector.add(term);
+                    }
                     if is_doc {
                         push_term(&mut doc, term);
                     }
@@ -160,6 +168,12 @@ pub fn analyze(
             document.add_u64(fields.in_test, u64::from(span.in_test_module));
             document.add_u64(fields.generated, u64::from(generated));
             document.add_u64(fields.head, u64::from(head));
+            if let Some(vector) = vector.and_then(|v| v.finish()) {
+                add_vector(fields, &mut document, &vector);
+                if let Some(file_vector) = file_vector.as_mut() {
+                    file_vector.add_vector(&vector);
+                }
+            }
             documents.push(document);
         }
         stamp.chunks = chunked.chunks.len() as u64;
@@ -182,12 +196,22 @@ pub fn analyze(
     file.add_u64(fields.text, u64::from(stamp.text));
     file.add_u64(fields.symbols, stamp.symbols);
     file.add_u64(fields.lexical_only, u64::from(stamp.lexical_only));
+    if let Some(vector) = file_vector.and_then(|v| v.finish()) {
+        add_vector(fields, &mut file, &vector);
+    }
     documents.push(file);
     AnalyzedFile {
         path: path.to_string(),
         stamp,
         documents,
         parse_nanos,
+    }
+}
+
+/// Stores a normalised vector in the document's `emb` columns.
+fn add_vector(fields: &Fields, document: &mut TantivyDocument, vector: &[f32; embed::MAX_DIM]) {
+    for (field, word) in fields.emb.iter().zip(Packed::pack(vector).0) {
+        document.add_u64(*field, word);
     }
 }
 

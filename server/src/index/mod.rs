@@ -1,10 +1,12 @@
 //! The persistent workspace index: chunks of the workspace's text files in tantivy, kept
 //! on disk under the cache dir (one index per canonical workspace root), brought up to
-//! date incrementally, and searched lexically with our own ranking signals.
+//! date incrementally, and searched lexically with our own ranking signals, fused with
+//! the repository's past changes (and a code model's vectors, when one is given:
+//! `embed/`).
 //!
 //! The agent asks this before the first model call (to put the few most relevant
 //! chunks in the prompt) and, with no provider configured, to answer on its own with a
-//! list of places. It is lexical on purpose: no model, no network, no keys.
+//! list of places. No provider is called, no network, no keys.
 //!
 //! - `tokenize`: words → terms (identifier splitting, stemming, stop words), and
 //!   `tokenizer`: the same as a tantivy tokenizer.
@@ -21,6 +23,9 @@
 //!   what it is about; weighted terms. `quoted`: the string literals a question quotes.
 //! - `search`, `rank`: tantivy's BM25 for candidates, then definition, doc, path,
 //!   coverage, named-symbol, mentioned-path and file-kind signals.
+//! - `semantic`: each chunk's and file's vector by the code model, and its fusion with
+//!   the lexical ranking; `related`: `find_related`'s search; `past_changes`: the
+//!   history's vote.
 //!
 //! Invariants: no file text is held in memory (hits read their lines from the editor or
 //! the disk when asked); it writes only under the cache dir; a broken index is rebuilt,
@@ -45,8 +50,10 @@ mod quoted;
 mod rank;
 mod references;
 mod registry;
+mod related;
 mod schema;
 mod search;
+mod semantic;
 mod spread;
 mod store;
 mod symbol_table;
@@ -66,9 +73,12 @@ pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
 use self::coverage::CoverageState;
 pub use self::coverage::{Counts, Coverage};
 pub use self::rank::Ranking;
+pub use self::related::{RelatedError, RelatedPlace};
 use self::schema::Fields;
+pub use self::semantic::model_available;
 pub use self::store::{cache_dir_from_env, Location};
 pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
+pub use self::tokenize::terms;
 use self::tokenizer::WordCache;
 use self::writer::{Overlay, Store};
 use crate::syntax::Symbol;
@@ -370,7 +380,13 @@ impl RetrievalIndex {
         let layered = overlay
             .as_ref()
             .map(|o| (o.store.reader.searcher(), lock(&o.hidden).clone()));
-        let past = past_changes::for_question(&self.inner, query, ranking);
+        let evidence = search::Evidence {
+            past: past_changes::for_question(&self.inner, query, ranking),
+            semantic: match ranking {
+                Ranking::Tuned => semantic::Semantic::for_question(query),
+                Ranking::PlainBm25 => None,
+            },
+        };
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let layer = layered
                 .as_ref()
@@ -382,7 +398,7 @@ impl RetrievalIndex {
                 query,
                 limit,
                 ranking,
-                &past,
+                &evidence,
             )
         }));
         let found = match found {
@@ -426,34 +442,6 @@ impl RetrievalIndex {
                 })
             })
             .collect()
-    }
-
-    /// Definitions whose name starts with `prefix` (case-insensitive), in every file
-    /// indexed so far, unordered; read from the index, not the files.
-    pub fn find_symbols(&self, prefix: &str) -> Vec<IndexedSymbol> {
-        let searcher = self.inner.store().reader.searcher();
-        let overlay = self.inner.overlay();
-        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut found = symbol_table::lookup(&searcher, &self.inner.fields, prefix)?;
-            if let Some(overlay) = &overlay {
-                let hidden = lock(&overlay.hidden).clone();
-                found.retain(|symbol| !hidden.contains(&symbol.path));
-                let searcher = overlay.store.reader.searcher();
-                found.extend(symbol_table::lookup(&searcher, &self.inner.fields, prefix)?);
-            }
-            Ok::<_, tantivy::TantivyError>(found)
-        }));
-        match found {
-            Ok(Ok(found)) => found,
-            Ok(Err(error)) => {
-                tracing::warn!("symbol lookup failed: {error}");
-                Vec::new()
-            }
-            Err(_) => {
-                tracing::warn!("symbol lookup panicked; the index is likely corrupt");
-                Vec::new()
-            }
-        }
     }
 
     /// Files that may use the identifier `name` (`references.rs`), workspace-relative and

@@ -184,6 +184,7 @@ mod tests {
             score: 1.0,
             symbol: None,
             ranked_down: false,
+            similarity: None,
         }
     }
 

@@ -23,9 +23,11 @@ use tantivy::schema::{
     STRING,
 };
 
+use crate::embed::WORDS;
+
 /// Bump when the schema, the tokenizer or the chunking changes: an index of another
 /// format is rebuilt.
-pub const FORMAT: u32 = 9;
+pub const FORMAT: u32 = 10;
 
 pub const KIND_CHUNK: &str = "chunk";
 pub const KIND_FILE: &str = "file";
@@ -68,6 +70,9 @@ pub struct Fields {
     // Symbol documents.
     pub symbol_key: Field,
     pub symbol_records: Field,
+    /// The chunk's (or the file's) vector by the code model (`embed::Packed`), one
+    /// fast `u64` column per word; absent with no model or no known term.
+    pub emb: [Field; WORDS],
 }
 
 /// Indexed as given (one value, one term), without frequencies or norms: a term is
@@ -138,6 +143,9 @@ pub fn build() -> (Schema, Fields) {
         lexical_only: schema.add_u64_field("lexical_only", number),
         symbol_key: schema.add_text_field("symbol_key", present_only()),
         symbol_records: schema.add_text_field("symbol_records", STORED),
+        emb: std::array::from_fn(|w| {
+            schema.add_u64_field(&format!("emb{w}"), NumericOptions::default().set_fast())
+        }),
     };
     (schema.build(), fields)
 }

@@ -14,6 +14,7 @@ use super::query::{self, ParsedQuestion};
 use super::quoted;
 use super::rank::{self, Candidate, Corpus, QuotedKey, Ranking, TermStats};
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
+use super::semantic::{self, Semantic, Vectors};
 use super::tokenize::for_each_term;
 
 /// How many chunks tantivy hands to the re-ranker. Enough that the signals BM25 does not
@@ -28,6 +29,9 @@ const MAX_CONSIDERED_TERMS: usize = 256;
 const MAX_TERMS: usize = 64;
 /// Boost of "this chunk's file is the file the question names" among the candidates.
 const PATH_REF_BOOST: f32 = 6.0;
+
+/// Chunks of the lexical ranking the model places again (`semantic.rs`).
+const SEMANTIC_POOL: usize = 60;
 
 /// Boost of "this chunk holds a string literal the question quotes" among the candidates.
 const QUOTED_BOOST: f32 = 4.0;
@@ -44,6 +48,9 @@ pub struct Found {
     pub symbol: Option<String>,
     /// Its file is of a kind the question is not about (rank.rs ranked it down).
     pub ranked_down: bool,
+    /// The cosine of its vector with the question's, by the code model
+    /// (`semantic.rs`); `None` without a model or a vector.
+    pub similarity: Option<f32>,
 }
 
 /// A second index searched with the first, and the paths of the first whose documents
@@ -60,6 +67,13 @@ pub struct PastChanges {
     pub fusion: past_changes::Fusion,
 }
 
+/// The evidence beside the words: past changes' votes and the code model's question
+/// vector.
+pub struct Evidence {
+    pub past: PastChanges,
+    pub semantic: Option<Semantic>,
+}
+
 pub fn search(
     searcher: &Searcher,
     layer: Option<Layer<'_>>,
@@ -67,8 +81,9 @@ pub fn search(
     query: &str,
     limit: usize,
     ranking: Ranking,
-    past: &PastChanges,
+    evidence: &Evidence,
 ) -> tantivy::Result<Vec<Found>> {
+    let (past, semantic) = (&evidence.past, evidence.semantic.as_ref());
     if limit == 0 {
         return Ok(Vec::new());
     }
@@ -87,7 +102,8 @@ pub fn search(
         searchers.push(layer.searcher);
     }
     let mut corpus = corpus(&searchers, fields, parsed)?;
-    if corpus.terms.is_empty() || corpus.chunks == 0 {
+    // With no word of the question in the index, only the model can find anything.
+    if (corpus.terms.is_empty() || corpus.chunks == 0) && semantic.is_none() {
         return Ok(Vec::new());
     }
     if ranking == Ranking::Tuned {
@@ -151,24 +167,43 @@ pub fn search(
         tantivy::collector::TopDocs::with_limit(CANDIDATES.max(limit * 4)).order_by_score();
     let top = searcher.search(&query, &collector)?;
     let addresses: Vec<DocAddress> = top.into_iter().map(|(_, address)| address).collect();
-    let mut candidates = candidates(searcher, fields, &corpus, &addresses)?;
-    if let Some(layer) = layer {
-        candidates.retain(|c| !layer.hidden.contains(&c.path));
+    let vectors = semantic.map(|_| Vectors::open(searcher, fields));
+    let similarity = |vectors: &Option<Vectors>, address: DocAddress| {
+        let (vectors, semantic) = (vectors.as_ref()?, semantic?);
+        vectors.cosine(address, &semantic.query)
+    };
+    let mut candidates: Vec<(Candidate, Option<f32>)> =
+        self::candidates(searcher, fields, &corpus, &addresses)?
+            .into_iter()
+            .zip(addresses.iter().map(|a| similarity(&vectors, *a)))
+            .collect();
+    let layer_vectors = layer
+        .as_ref()
+        .and_then(|layer| semantic.map(|_| Vectors::open(layer.searcher, fields)));
+    if let Some(layer) = &layer {
+        candidates.retain(|(c, _)| !layer.hidden.contains(&c.path));
         let top = layer.searcher.search(&query, &collector)?;
         let addresses: Vec<DocAddress> = top.into_iter().map(|(_, address)| address).collect();
-        candidates.extend(self::candidates(
-            layer.searcher,
-            fields,
-            &corpus,
-            &addresses,
-        )?);
+        candidates.extend(
+            self::candidates(layer.searcher, fields, &corpus, &addresses)?
+                .into_iter()
+                .zip(addresses.iter().map(|a| similarity(&layer_vectors, *a))),
+        );
     }
+    let (candidates, similarities): (Vec<Candidate>, Vec<Option<f32>>) =
+        candidates.into_iter().unzip();
     let wanted: Vec<String> = corpus
         .all_terms
         .iter()
         .map(|t| t.term.text.clone())
         .collect();
-    let found: Vec<Found> = rank::rank(&candidates, &corpus, limit, ranking)
+    // With the model, more of the lexical ranking is kept for it to place again: a file
+    // the lexical ranking put tenth may be the one the model is surest of.
+    let ranked = match semantic {
+        Some(_) => limit.max(SEMANTIC_POOL),
+        None => limit,
+    };
+    let found: Vec<Found> = rank::rank(&candidates, &corpus, ranked, ranking)
         .into_iter()
         .map(|scored| {
             let candidate = &candidates[scored.candidate];
@@ -179,9 +214,57 @@ pub fn search(
                 score: scored.score,
                 symbol: super::named::best_symbol(candidate, &wanted, &corpus),
                 ranked_down: scored.ranked_down,
+                similarity: similarities[scored.candidate],
             }
         })
         .collect();
+    let read_chunk = |searcher: &Searcher, address: DocAddress| -> Option<Found> {
+        let read = self::candidates(searcher, fields, &corpus, &[address]).ok()?;
+        let candidate = read.first()?;
+        Some(Found {
+            path: candidate.path.clone(),
+            start_line: candidate.start_line as usize + 1,
+            end_line: candidate.end_line as usize,
+            score: 0.0,
+            symbol: super::named::best_symbol(candidate, &wanted, &corpus),
+            ranked_down: false,
+            similarity: None,
+        })
+    };
+    let found = match (semantic, &vectors) {
+        (Some(semantic), Some(vectors)) => {
+            let empty = FxHashSet::default();
+            let hidden = layer.as_ref().map_or(&empty, |layer| layer.hidden);
+            let mut closest =
+                vectors.closest_files(fields, &semantic.query, semantic.fusion.files, hidden);
+            if let Some(layer_vectors) = &layer_vectors {
+                closest.extend(layer_vectors.closest_files(
+                    fields,
+                    &semantic.query,
+                    semantic.fusion.files,
+                    &empty,
+                ));
+                closest.sort_by(|a, b| b.1.total_cmp(&a.1));
+                closest.truncate(semantic.fusion.files);
+            }
+            let chunk_of = |path: &str| -> Option<Found> {
+                let (vectors, searcher) = match &layer_vectors {
+                    Some(v) if layer.as_ref().is_some_and(|l| l.hidden.contains(path)) => {
+                        (v, layer.as_ref().map(|l| l.searcher)?)
+                    }
+                    _ => (vectors, searcher),
+                };
+                let (address, cosine) = vectors.closest_chunk(fields, path, &semantic.query)?;
+                let mut found = read_chunk(searcher, address)?;
+                found.similarity = Some(cosine);
+                Some(found)
+            };
+            let mut fused = semantic::fuse(found, &closest, semantic.fusion, &chunk_of);
+            fused.truncate(limit);
+            fused
+        }
+        _ => found,
+    };
     if past.voted.is_empty() {
         return Ok(found);
     }
@@ -208,16 +291,7 @@ pub fn search(
             )
             .ok()?;
         let address = top.first()?.1;
-        let read = self::candidates(searcher, fields, &corpus, &[address]).ok()?;
-        let candidate = read.first()?;
-        Some(Found {
-            path: candidate.path.clone(),
-            start_line: candidate.start_line as usize + 1,
-            end_line: candidate.end_line as usize,
-            score: 0.0,
-            symbol: super::named::best_symbol(candidate, &wanted, &corpus),
-            ranked_down: false,
-        })
+        read_chunk(searcher, address)
     };
     let mut fused = past_changes::fuse(found, &past.voted, past.fusion, &chunk_of);
     fused.truncate(limit);

@@ -161,6 +161,13 @@ fn try_open(
     if meta["format"] != FORMAT {
         return Err(format!("format {} is not {FORMAT}", meta["format"]));
     }
+    if meta["model"].as_str() != Some(model_id().as_str()) {
+        return Err(format!(
+            "its vectors are by model {}, not {}",
+            meta["model"],
+            model_id()
+        ));
+    }
     if meta["root"].as_str() != root.to_str() {
         return Err(format!("it belongs to {}", meta["root"]));
     }
@@ -176,7 +183,11 @@ fn try_open(
 }
 
 fn create(dir: &Path, root: &Path, schema: &Schema) -> Result<Index, String> {
-    let meta = serde_json::json!({"format": FORMAT, "root": root.to_string_lossy()});
+    let meta = serde_json::json!({
+        "format": FORMAT,
+        "root": root.to_string_lossy(),
+        "model": model_id(),
+    });
     std::fs::write(dir.join(META_FILE), meta.to_string())
         .map_err(|e| format!("cannot write {}: {e}", dir.join(META_FILE).display()))?;
     let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
@@ -294,4 +305,10 @@ pub fn bytes_on_disk(dir: &Path) -> u64 {
                 .sum()
         })
         .unwrap_or(0)
+}
+
+/// The model the index's vectors are by (`none` without one): an index whose vectors are
+/// by another model, or by none, is rebuilt.
+fn model_id() -> String {
+    crate::embed::loaded().map_or_else(|| "none".to_string(), |model| model.id())
 }

@@ -226,6 +226,36 @@ fn decode(records: &str) -> Vec<Symbol> {
         .collect()
 }
 
+impl super::RetrievalIndex {
+    /// Definitions whose name starts with `prefix` (case-insensitive), in every file
+    /// indexed so far, unordered; read from the index, not the files.
+    pub fn find_symbols(&self, prefix: &str) -> Vec<IndexedSymbol> {
+        let searcher = self.inner.store().reader.searcher();
+        let overlay = self.inner.overlay();
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut found = lookup(&searcher, &self.inner.fields, prefix)?;
+            if let Some(overlay) = &overlay {
+                let hidden = super::lock(&overlay.hidden).clone();
+                found.retain(|symbol| !hidden.contains(&symbol.path));
+                let searcher = overlay.store.reader.searcher();
+                found.extend(lookup(&searcher, &self.inner.fields, prefix)?);
+            }
+            Ok::<_, tantivy::TantivyError>(found)
+        }));
+        match found {
+            Ok(Ok(found)) => found,
+            Ok(Err(error)) => {
+                tracing::warn!("symbol lookup failed: {error}");
+                Vec::new()
+            }
+            Err(_) => {
+                tracing::warn!("symbol lookup panicked; the index is likely corrupt");
+                Vec::new()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -160,12 +160,12 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if !tool_list::NAMES.contains(&request.name.as_ref()) {
+        if !tool_list::names().contains(&request.name.as_ref()) {
             return Err(McpError::invalid_params(
                 format!(
                     "unknown tool `{}`; the tools are {}",
                     request.name,
-                    tool_list::NAMES.join(", ")
+                    tool_list::names().join(", ")
                 ),
                 None,
             ));

@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 
 use crate::tools::schemas;
 
-/// The tools, in the order they are listed.
+/// The tools always offered, in the order they are listed (`names` adds
+/// `find_related` when a code model is loaded).
 pub const NAMES: [&str; 11] = [
     "locate",
     "find_symbol",
@@ -27,11 +28,22 @@ pub const NAMES: [&str; 11] = [
     "git_diff",
 ];
 
+/// The tools offered, in the order they are listed.
+pub fn names() -> Vec<&'static str> {
+    let mut names = NAMES.to_vec();
+    if crate::tools::find_related::available() {
+        // After the other finders.
+        names.insert(4, "find_related");
+    }
+    names
+}
+
 fn description(name: &str) -> &'static str {
     match name {
         "locate" => "The places in this workspace that best answer a question in plain words (\"where are retries decided?\", \"how is the config file parsed?\"), ranked by copilot-ls's persistent index of the whole workspace: each with its file, the line defining it, its last line and a short excerpt. Use it first when you do not know which names or files to look for; grep needs the right word, this ranks definitions, docs and paths by the question's words. No model is called.",
         "find_symbol" => "Where a function, method, class, struct, enum, trait, interface, type, constant or module is defined, by name or name prefix (case-insensitive), from a parsed index of the whole workspace (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++). `Container.name` or `Container::name` finds members of a type, impl or namespace. Prefer it to grepping for `def name`/`fn name`/`class Name`: it answers in milliseconds on large repositories, gives the signature and the full line range, and ignores comments and strings.",
         "find_references" => "Who uses an identifier: every line where it is used outside its definitions, exact and case-sensitive, with words in comments and strings left out (for the languages above); the files that define it come first. `Container.name` or `Container::name` keeps the uses that resolve to that container's definition as far as the text shows. Prefer it to grep when you want the callers of a function or the users of a type: candidate files come from the index, so it does not read the whole tree, and a name inside another identifier (`refill` in `refill_count`) is not a match.",
+        "find_related" => "The places whose code is most like a definition's (give `path` and a `line` inside it), by a code model copilot-ls runs locally (no network): the definition, then at most 10 places, most alike first, as `path:line: kind name  signature`. Use it for \"is this done elsewhere?\", \"where else is this pattern?\", \"what else would this fix need?\": it finds code doing the same thing under other names, which grep and find_references cannot.",
         "file_outline" => "A source file's definitions by its syntax, nested, each with its line range (`14-33 impl TokenBucket`, `  25-33 fn try_acquire`). Use it before reading a large file, then read only the lines you need.",
         "search_code" => "Text search over the workspace (ripgrep's engine; git-ignored and binary files skipped; secret files and .git never searched): one `path:line: text` line per match, at most 100, then a count. Plain substring by default, `regex: true` for a Rust regex, case-insensitive unless `case_sensitive: true`. Use it for strings, messages and patterns that are not identifiers; for a name, find_symbol and find_references are more precise.",
         "read_file" => "Read lines of a workspace file, each prefixed by its number and a tab, at most 400 per call (`start_line`/`end_line`, 1-based). Paths are confined to the workspace; secret files (.env, keys) and .git internals are refused.",
@@ -49,6 +61,7 @@ fn title(name: &str) -> &'static str {
         "locate" => "Locate code for a question",
         "find_symbol" => "Find definitions",
         "find_references" => "Find references",
+        "find_related" => "Find code like a definition",
         "file_outline" => "Outline a file",
         "search_code" => "Search code",
         "read_file" => "Read a file",
@@ -237,9 +250,9 @@ fn object(value: Value) -> Arc<JsonObject> {
 
 /// Every tool, with its schemas and annotations.
 pub fn tools() -> Vec<Tool> {
-    NAMES
-        .iter()
-        .map(|&name| {
+    names()
+        .into_iter()
+        .map(|name| {
             let mut annotations = ToolAnnotations::with_title(title(name))
                 .read_only(true)
                 .open_world(false);
@@ -282,7 +295,9 @@ mod tests {
     #[test]
     fn every_tool_is_read_only_with_both_schemas_and_the_asks_arguments() {
         let tools = tools();
-        assert_eq!(tools.len(), NAMES.len());
+        assert_eq!(tools.len(), names().len());
+        // No code model ships: `find_related` needs one (COPILOT_LS_CODE_MODEL).
+        assert_eq!(names(), NAMES);
         for tool in &tools {
             let annotations = tool.annotations.as_ref().unwrap();
             assert_eq!(annotations.read_only_hint, Some(true), "{}", tool.name);

@@ -10,6 +10,7 @@ pub mod external;
 pub mod file_outline;
 pub mod find_files;
 pub mod find_references;
+pub mod find_related;
 pub mod find_symbol;
 pub mod git_blame;
 pub mod git_diff;
@@ -130,7 +131,7 @@ pub fn run(name: &str, arguments: &str, workspace: &Workspace) -> ToolOutput {
 
 /// Whether a tool answers from the workspace index (the others never touch it).
 pub fn uses_index(name: &str) -> bool {
-    matches!(name, "find_symbol" | "find_references")
+    matches!(name, "find_symbol" | "find_references" | "find_related")
 }
 
 /// `run`, with the workspace index for the tools that use it (`find_symbol` answers
@@ -170,6 +171,9 @@ pub fn run_with_data(
             parse(name, arguments).and_then(|a| find_references::run(a, workspace, index))
         }
         "file_outline" => parse(name, arguments).and_then(|a| file_outline::run(a, workspace)),
+        "find_related" if find_related::available() => {
+            parse(name, arguments).and_then(|a| find_related::run(a, workspace, index))
+        }
         "list_open_buffers" => {
             parse::<Value>(name, arguments).map(|_| list_open_buffers::run(workspace))
         }
@@ -273,6 +277,10 @@ pub fn progress_label(name: &str, arguments: &str) -> String {
             (query, path) => query.or(path),
         },
         "git_diff" => text("path"),
+        "find_related" => text("path").map(|path| match number("line") {
+            Some(line) => format!("{path}:{line}"),
+            None => path,
+        }),
         _ => None,
     };
     match main {

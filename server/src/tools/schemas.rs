@@ -14,8 +14,16 @@ fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
     }
 }
 
-/// Every tool, in the order the model sees them.
+/// Every tool, in the order the model sees them (`find_related` only with a code model).
 pub fn all() -> Vec<ToolSpec> {
+    let mut all = every();
+    if !super::find_related::available() {
+        all.retain(|spec| spec.name != "find_related");
+    }
+    all
+}
+
+fn every() -> Vec<ToolSpec> {
     vec![
         spec(
             "search_code",
@@ -153,6 +161,26 @@ Java, C and C++; other files are an error. Example: {"path": "src/rate_limit.rs"
                     "path": {"type": "string", "description": "File path relative to the workspace root."}
                 },
                 "required": ["path"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "find_related",
+            r#"
+The places whose code is most like a definition's, by copilot-ls's code model (run
+locally): give a file and a line inside a function, method or type,
+and get that definition, then at most 10 places, most alike first, each as
+`path:line: kind name  signature`. Its own file's other definitions are left out unless
+nothing else is alike. Use it for "is this done elsewhere?", "where else is this pattern?",
+"what else would a fix here need?": it finds code that does the same thing under other
+names, which a text search cannot. Example: {"path": "src/rate_limit.rs", "line": 25}."#,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path relative to the workspace root."},
+                    "line": {"type": "integer", "minimum": 1, "description": "A line (1-based) inside the definition: its name's line or any line of its body."}
+                },
+                "required": ["path", "line"],
                 "additionalProperties": false
             }),
         ),
