@@ -16,18 +16,17 @@ use serde_json::{json, Value};
 const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// The terms the binary makes of `words` (`copilot-ls dev terms`).
-fn terms_of(words: &[&str]) -> Vec<String> {
-    let mut command = Command::new(BIN);
-    command
-        .args(["dev", "terms"])
-        .stdin(std::process::Stdio::piped());
-    let mut child = command
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("copilot-ls dev terms");
-    let input: String = words.iter().map(|w| format!("{}\n", json!(w))).collect();
+/// `copilot-ls dev COMMAND` with `lines` on stdin: one JSON value per line, and stderr.
+fn dev(command: &str, lines: &[String]) -> (Vec<Value>, String) {
     use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["dev", command])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("copilot-ls dev");
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
     child
         .stdin
         .take()
@@ -35,10 +34,22 @@ fn terms_of(words: &[&str]) -> Vec<String> {
         .write_all(input.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    let mut terms: Vec<String> = String::from_utf8(out.stdout)
+    assert!(out.status.success());
+    let values = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
-        .flat_map(|line| serde_json::from_str::<Vec<String>>(line).unwrap())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    (values, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The terms the binary makes of `words` (`copilot-ls dev terms`), sorted, once each.
+fn terms_of(words: &[&str]) -> Vec<String> {
+    let lines: Vec<String> = words.iter().map(|w| json!(w).to_string()).collect();
+    let mut terms: Vec<String> = dev("terms", &lines)
+        .0
+        .into_iter()
+        .flat_map(|value| serde_json::from_value::<Vec<String>>(value).unwrap())
         .collect();
     terms.sort();
     terms.dedup();
@@ -283,40 +294,19 @@ fn without_a_model_find_related_is_not_offered() {
 
 #[test]
 fn the_training_pipelines_commands_answer_each_line_and_survive_bad_ones() {
-    let mut command = Command::new(BIN);
-    command
-        .args(["dev", "symbols"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = command.spawn().unwrap();
     let input = [
         json!({"path": "a.py", "text": "class A:\n    def f(self):\n        return 1\n"})
             .to_string(),
         "not json".to_string(),
         json!({"path": "notes.txt", "text": "plain"}).to_string(),
-    ]
-    .join("\n");
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let lines: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    ];
+    let (lines, stderr) = dev("symbols", &input);
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0][1]["qualifiedName"], "A.f");
     assert_eq!(lines[0][1]["kind"], "method");
     assert_eq!(lines[0][1]["line"], 1);
     assert_eq!(lines[1], Value::Null);
     assert_eq!(lines[2], Value::Null);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"));
+    assert!(stderr.contains("line 2"), "{stderr}");
     assert_eq!(terms_of(&["RopeBuilder"]), ["build", "rop", "ropbuild"]);
 }

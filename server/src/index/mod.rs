@@ -566,6 +566,16 @@ impl Inner {
     }
 }
 
+/// The numbers of an evaluation's override (`NAME=10,0.5,20`), empty when it is unset;
+/// a part that is not a number is left out, so a typo falls back to the defaults.
+fn numbers_from_env(name: &str) -> Vec<f32> {
+    std::env::var(name)
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|part| part.trim().parse().ok())
+        .collect()
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

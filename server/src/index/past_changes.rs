@@ -44,15 +44,8 @@ impl Fusion {
     /// voters,files`), read once.
     pub fn current() -> Fusion {
         static FROM_ENV: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
-        *FROM_ENV.get_or_init(|| {
-            let Ok(text) = std::env::var("COPILOT_LS_HISTORY_FUSION") else {
-                return FUSION;
-            };
-            let parts: Vec<f32> = text
-                .split(',')
-                .filter_map(|p| p.trim().parse().ok())
-                .collect();
-            match parts[..] {
+        *FROM_ENV.get_or_init(
+            || match super::numbers_from_env("COPILOT_LS_HISTORY_FUSION")[..] {
                 [k, weight, voters, files] => Fusion {
                     k,
                     weight,
@@ -60,8 +53,8 @@ impl Fusion {
                     files: files as usize,
                 },
                 _ => FUSION,
-            }
-        })
+            },
+        )
     }
 }
 

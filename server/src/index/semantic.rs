@@ -13,7 +13,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use tantivy::columnar::Column;
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocSet, Searcher, SegmentReader, Term, TERMINATED};
 
 use super::file_kind::FileKind;
@@ -47,23 +47,16 @@ impl Fusion {
     /// read once.
     pub fn current() -> Fusion {
         static FROM_ENV: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
-        *FROM_ENV.get_or_init(|| {
-            let Ok(text) = std::env::var("COPILOT_LS_CODE_MODEL_FUSION") else {
-                return FUSION;
-            };
-            let parts: Vec<f32> = text
-                .split(',')
-                .filter_map(|p| p.trim().parse().ok())
-                .collect();
-            match parts[..] {
+        *FROM_ENV.get_or_init(
+            || match super::numbers_from_env("COPILOT_LS_CODE_MODEL_FUSION")[..] {
                 [k, weight, files] => Fusion {
                     k,
                     weight,
                     files: files as usize,
                 },
                 _ => FUSION,
-            }
-        })
+            },
+        )
     }
 }
 
@@ -166,34 +159,14 @@ impl<'a> Vectors<'a> {
         let wanted = n * 4;
         let mut best: Vec<(f32, DocAddress)> = Vec::new();
         let term = Term::from_field_text(fields.kind, KIND_FILE);
-        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
-            let Some(Some(vectors)) = self.segments.get(ord) else {
-                continue;
-            };
-            let Ok(inverted) = segment.inverted_index(fields.kind) else {
-                continue;
-            };
-            let Ok(Some(mut postings)) = inverted.read_postings(&term, IndexRecordOption::Basic)
-            else {
-                continue;
-            };
-            while postings.doc() != TERMINATED {
-                let doc = postings.doc();
-                postings.advance();
-                if segment.is_deleted(doc) {
-                    continue;
-                }
-                let Some(packed) = vectors.get(doc) else {
-                    continue;
-                };
-                let score = packed.cosine(query);
-                if best.len() < wanted || score > best[best.len() - 1].0 {
-                    let at = best.partition_point(|(s, _)| *s >= score);
-                    best.insert(at, (score, DocAddress::new(ord as u32, doc)));
-                    best.truncate(wanted);
-                }
+        self.for_each_vector(fields.kind, &term, |address, packed| {
+            let score = packed.cosine(query);
+            if best.len() < wanted || score > best[best.len() - 1].0 {
+                let at = best.partition_point(|(s, _)| *s >= score);
+                best.insert(at, (score, address));
+                best.truncate(wanted);
             }
-        }
+        });
         let mut files = Vec::new();
         let floor = best.first().map_or(0.0, |(s, _)| s * MIN_SHARE);
         for (score, address) in best {
@@ -239,14 +212,28 @@ impl<'a> Vectors<'a> {
     ) -> Vec<(DocAddress, f32)> {
         let term = Term::from_field_text(fields.path, path);
         let mut out = Vec::new();
+        self.for_each_vector(fields.path, &term, |address, packed| {
+            out.push((address, packed.cosine(query)));
+        });
+        out
+    }
+
+    /// Calls `found` with every live document holding `term` in `field` that has a
+    /// vector.
+    fn for_each_vector(
+        &self,
+        field: Field,
+        term: &Term,
+        mut found: impl FnMut(DocAddress, Packed),
+    ) {
         for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
             let Some(Some(vectors)) = self.segments.get(ord) else {
                 continue;
             };
-            let Ok(inverted) = segment.inverted_index(fields.path) else {
+            let Ok(inverted) = segment.inverted_index(field) else {
                 continue;
             };
-            let Ok(Some(mut postings)) = inverted.read_postings(&term, IndexRecordOption::Basic)
+            let Ok(Some(mut postings)) = inverted.read_postings(term, IndexRecordOption::Basic)
             else {
                 continue;
             };
@@ -257,11 +244,10 @@ impl<'a> Vectors<'a> {
                     continue;
                 }
                 if let Some(packed) = vectors.get(doc) {
-                    out.push((DocAddress::new(ord as u32, doc), packed.cosine(query)));
+                    found(DocAddress::new(ord as u32, doc), packed);
                 }
             }
         }
-        out
     }
 }
 
