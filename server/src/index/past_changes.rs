@@ -8,8 +8,6 @@
 //! with another one strongly (docs/retrieval.md, "Similar past changes", has the
 //! numbers on both splits that chose the weights).
 
-use rustc_hash::FxHashMap;
-
 use super::file_kind::FileKind;
 use super::search::{Found, PastChanges};
 use super::Ranking;
@@ -134,11 +132,7 @@ pub fn fuse(
         return found;
     };
     // Lexical file ranks, 1-based, in the order the files first appear.
-    let mut lexical: FxHashMap<String, usize> = FxHashMap::default();
-    for hit in &found {
-        let next = lexical.len() + 1;
-        lexical.entry(hit.path.clone()).or_insert(next);
-    }
+    let lexical = super::search::file_ranks(&found);
     let mut found = found;
     for (path, _) in voted {
         if !lexical.contains_key(path) {
@@ -155,14 +149,7 @@ pub fn fuse(
             .map_or(0.0, |(_, vote)| fusion.weight * vote / best_vote / fusion.k);
         lexical + vote
     };
-    let mut scored: Vec<(f32, usize, Found)> = found
-        .into_iter()
-        .enumerate()
-        .map(|(i, hit)| (fused(&hit.path), i, hit))
-        .collect();
-    // A file's chunks move together; ties keep the lexical order.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().map(|(_, _, hit)| hit).collect()
+    super::search::by_file_score(found, fused)
 }
 
 #[cfg(test)]

@@ -509,3 +509,25 @@ fn for_each_match(
     }
     Ok(())
 }
+
+/// Each file's place in `found` (1-based), in the order its files first appear.
+pub fn file_ranks(found: &[Found]) -> rustc_hash::FxHashMap<String, usize> {
+    let mut ranks = rustc_hash::FxHashMap::default();
+    for hit in found {
+        let next = ranks.len() + 1;
+        ranks.entry(hit.path.clone()).or_insert(next);
+    }
+    ranks
+}
+
+/// `found` ordered by its files' fused scores, best first: a file's chunks move
+/// together, ties keep the lexical order.
+pub fn by_file_score(found: Vec<Found>, score: impl Fn(&str) -> f32) -> Vec<Found> {
+    let mut scored: Vec<(f32, usize, Found)> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, hit)| (score(&hit.path), i, hit))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, _, hit)| hit).collect()
+}

@@ -261,11 +261,7 @@ pub fn fuse(
     fusion: Fusion,
     chunk_of: &dyn Fn(&str) -> Option<Found>,
 ) -> Vec<Found> {
-    let mut lexical: FxHashMap<String, usize> = FxHashMap::default();
-    for hit in &found {
-        let next = lexical.len() + 1;
-        lexical.entry(hit.path.clone()).or_insert(next);
-    }
+    let lexical = super::search::file_ranks(&found);
     let only_model = fusion.weight < 0.0;
     // The model alone (an evaluation's baseline): its closest files, nothing else.
     let mut found = if only_model { Vec::new() } else { found };
@@ -301,14 +297,7 @@ pub fn fuse(
             .map_or(0.0, |rank| fusion.weight.abs() / (fusion.k + *rank as f32));
         lexical + model
     };
-    let mut scored: Vec<(f32, usize, Found)> = found
-        .into_iter()
-        .enumerate()
-        .map(|(i, hit)| (fused(&hit.path), i, hit))
-        .collect();
-    // A file's chunks move together; ties keep the lexical order.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().map(|(_, _, hit)| hit).collect()
+    super::search::by_file_score(found, fused)
 }
 
 #[cfg(test)]
