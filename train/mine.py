@@ -92,14 +92,25 @@ EVAL_REPOS = {
 }
 
 
+# The public localization benchmarks' repositories, kept beside the repository
+# (`../shared/benchmark-repos.txt`; `COPILOT_LS_BENCHMARK_REPOS` names another copy).
+BENCHMARK_LIST = os.environ.get(
+    "COPILOT_LS_BENCHMARK_REPOS",
+    os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                 "shared", "benchmark-repos.txt"))
+
+
 def excluded_repos():
+    """Our evaluation's repositories and the benchmarks' (mining refuses to run without
+    the benchmarks' list: a repository it names must never be trained on)."""
     out = set(r.lower() for r in EVAL_REPOS)
-    path = "/work/shared/benchmark-repos.txt"
-    if os.path.exists(path):
-        for line in open(path):
-            line = line.strip()
-            if line and not line.startswith("#"):
-                out.add(line.lower())
+    if not os.path.exists(BENCHMARK_LIST):
+        sys.exit(f"mine.py: no list of benchmark repositories at {BENCHMARK_LIST}; "
+                 "set COPILOT_LS_BENCHMARK_REPOS to it")
+    for line in open(BENCHMARK_LIST):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out.add(line.lower())
     return out
 
 

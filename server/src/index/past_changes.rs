@@ -156,23 +156,10 @@ pub fn fuse(
 mod tests {
     use super::*;
 
-    fn hit(path: &str, line: usize) -> Found {
-        Found {
-            path: path.into(),
-            start_line: line,
-            end_line: line + 1,
-            score: 1.0,
-            symbol: None,
-            ranked_down: false,
-            similarity: None,
-        }
-    }
+    use crate::index::search::test_hits::order;
 
-    fn order(found: &[Found]) -> Vec<String> {
-        found
-            .iter()
-            .map(|f| format!("{}:{}", f.path, f.start_line))
-            .collect()
+    fn hit(path: &str, line: usize) -> Found {
+        crate::index::search::test_hits::hit(path, line, None)
     }
 
     #[test]

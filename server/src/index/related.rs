@@ -4,7 +4,7 @@
 //! compared one by one, so a large workspace costs a scan of its files, not of every
 //! chunk.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
@@ -115,6 +115,7 @@ impl RetrievalIndex {
         let mut places: Vec<RelatedPlace> = Vec::new();
         let mut own_file: Vec<RelatedPlace> = Vec::new();
         let mut seen: FxHashSet<(String, usize)> = FxHashSet::default();
+        let mut symbols: FxHashMap<String, Vec<Symbol>> = FxHashMap::default();
         for (cosine, which, address) in scored {
             if places.len() >= limit {
                 break;
@@ -122,10 +123,12 @@ impl RetrievalIndex {
             let Some((chunk_path, start, end)) = chunk_at(layers[which].0, fields, address) else {
                 continue;
             };
-            let file_symbols =
+            // A file's recorded definitions, read once for all its chunks.
+            let file_symbols = symbols.entry(chunk_path.clone()).or_insert_with(|| {
                 symbol_table::of_layered_file(&searcher, overlay_symbols, fields, &chunk_path)
-                    .unwrap_or_default();
-            let place = match main_definition(&file_symbols, start, end) {
+                    .unwrap_or_default()
+            });
+            let place = match main_definition(file_symbols, start, end) {
                 Some(symbol) => place_of(&chunk_path, symbol, cosine),
                 None => RelatedPlace {
                     path: chunk_path.clone(),

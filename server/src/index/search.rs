@@ -14,7 +14,7 @@ use super::query::{self, ParsedQuestion};
 use super::quoted;
 use super::rank::{self, Candidate, Corpus, QuotedKey, Ranking, TermStats};
 use super::schema::{Fields, KIND_CHUNK, KIND_FILE};
-use super::semantic::{self, Semantic, Vectors};
+use super::semantic::{Semantic, Vectors};
 use super::tokenize::for_each_term;
 
 /// How many chunks tantivy hands to the re-ranker. Enough that the signals BM25 does not
@@ -233,35 +233,18 @@ pub fn search(
     };
     let found = match (semantic, &vectors) {
         (Some(semantic), Some(vectors)) => {
-            let empty = FxHashSet::default();
-            let hidden = layer.as_ref().map_or(&empty, |layer| layer.hidden);
-            let mut closest =
-                vectors.closest_files(fields, &semantic.query, semantic.fusion.files, hidden);
-            if let Some(layer_vectors) = &layer_vectors {
-                closest.extend(layer_vectors.closest_files(
-                    fields,
-                    &semantic.query,
-                    semantic.fusion.files,
-                    &empty,
-                ));
-                closest.sort_by(|a, b| b.1.total_cmp(&a.1));
-                closest.truncate(semantic.fusion.files);
-            }
-            let chunk_of = |path: &str| -> Option<Found> {
-                let (vectors, searcher) = match &layer_vectors {
-                    Some(v) if layer.as_ref().is_some_and(|l| l.hidden.contains(path)) => {
-                        (v, layer.as_ref().map(|l| l.searcher)?)
-                    }
-                    _ => (vectors, searcher),
-                };
-                let (address, cosine) = vectors.closest_chunk(fields, path, &semantic.query)?;
-                let mut found = read_chunk(searcher, address)?;
-                found.similarity = Some(cosine);
-                Some(found)
-            };
-            let mut fused = semantic::fuse(found, &closest, semantic.fusion, &chunk_of);
-            fused.truncate(limit);
-            fused
+            let layer = layer
+                .as_ref()
+                .zip(layer_vectors.as_ref())
+                .map(|(layer, vectors)| (layer.searcher, vectors, layer.hidden));
+            semantic.place(
+                found,
+                fields,
+                (searcher, vectors),
+                layer,
+                &read_chunk,
+                limit,
+            )
         }
         _ => found,
     };
@@ -530,4 +513,31 @@ pub fn by_file_score(found: Vec<Found>, score: impl Fn(&str) -> f32) -> Vec<Foun
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.into_iter().map(|(_, _, hit)| hit).collect()
+}
+
+/// What the fusions' tests build and read.
+#[cfg(test)]
+pub mod test_hits {
+    use super::Found;
+
+    /// A chunk at `line` of `path`.
+    pub fn hit(path: &str, line: usize, similarity: Option<f32>) -> Found {
+        Found {
+            path: path.into(),
+            start_line: line,
+            end_line: line + 1,
+            score: 1.0,
+            symbol: None,
+            ranked_down: false,
+            similarity,
+        }
+    }
+
+    /// `path:line` of each chunk, in order.
+    pub fn order(found: &[Found]) -> Vec<String> {
+        found
+            .iter()
+            .map(|f| format!("{}:{}", f.path, f.start_line))
+            .collect()
+    }
 }

@@ -89,6 +89,47 @@ impl Semantic {
     }
 }
 
+impl Semantic {
+    /// `found` (the lexical ranking, best first) placed again with the model: fused with
+    /// the files closest to the question in the index (`main`) and in the editor's layer
+    /// over it (whose `hidden` paths it replaces), the closest chunk of each file the
+    /// lexical ranking missed read by `read_chunk`; at most `limit`.
+    pub fn place(
+        &self,
+        found: Vec<Found>,
+        fields: &Fields,
+        main: (&Searcher, &Vectors<'_>),
+        layer: Option<(&Searcher, &Vectors<'_>, &FxHashSet<String>)>,
+        read_chunk: &dyn Fn(&Searcher, DocAddress) -> Option<Found>,
+        limit: usize,
+    ) -> Vec<Found> {
+        let empty = FxHashSet::default();
+        let hidden = layer.map_or(&empty, |(_, _, hidden)| hidden);
+        let mut closest = main
+            .1
+            .closest_files(fields, &self.query, self.fusion.files, hidden);
+        if let Some((_, vectors, _)) = layer {
+            closest.extend(vectors.closest_files(fields, &self.query, self.fusion.files, &empty));
+            closest.sort_by(|a, b| b.1.total_cmp(&a.1));
+            closest.truncate(self.fusion.files);
+        }
+        let chunk_of = |path: &str| -> Option<Found> {
+            // A path the layer replaces is read from the layer.
+            let (searcher, vectors) = match layer {
+                Some((searcher, vectors, hidden)) if hidden.contains(path) => (searcher, vectors),
+                _ => main,
+            };
+            let (address, cosine) = vectors.closest_chunk(fields, path, &self.query)?;
+            let mut found = read_chunk(searcher, address)?;
+            found.similarity = Some(cosine);
+            Some(found)
+        };
+        let mut fused = fuse(found, &closest, self.fusion, &chunk_of);
+        fused.truncate(limit);
+        fused
+    }
+}
+
 /// One segment's vector columns.
 struct SegmentVectors {
     columns: Vec<Column<u64>>,

@@ -1,22 +1,8 @@
 use super::*;
+use crate::index::search::test_hits::{hit, order};
 
 #[test]
 fn the_model_and_the_lexical_ranking_are_fused_per_file() {
-    let hit = |path: &str, line: usize, similarity: Option<f32>| Found {
-        path: path.into(),
-        start_line: line,
-        end_line: line + 1,
-        score: 1.0,
-        symbol: None,
-        ranked_down: false,
-        similarity,
-    };
-    let order = |found: &[Found]| -> Vec<String> {
-        found
-            .iter()
-            .map(|f| format!("{}:{}", f.path, f.start_line))
-            .collect()
-    };
     let lexical = || {
         vec![
             hit("a.py", 1, Some(0.1)),
