@@ -355,10 +355,17 @@ export async function closeAnswerTab(page: Page): Promise<void> {
   await page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
 }
 
-/** Brings the thread back into view (another editor opened in its group). */
+/**
+ * Brings the thread back into view (another editor opened in its group) with the focus in
+ * it, as Show Last Answer leaves it. The workbench moves the focus into a webview
+ * asynchronously: a link clicked before the focus arrived opens its editor, and the late
+ * focus then takes it back (no cursor in the status bar). A user is never that quick; a
+ * test must wait for the page to hold the focus.
+ */
 export async function showThread(page: Page): Promise<void> {
   await runCommand(page, 'copilot-ls: Show Last Answer');
   await answerFrame(page).locator('#question').waitFor();
+  await waitUntil('the thread to hold the focus', async () => (await answerFrame(page).locator('body').evaluate(() => document.hasFocus())) || undefined);
 }
 
 /** Moves the cursor of the active editor to a line with Ctrl+G. */

@@ -240,7 +240,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
   });
 
   step('applies a suggested edit from the thread through the refactor preview, ticked', async () => {
-    await runCommand(page, 'copilot-ls: Show Last Answer');
+    await showThread(page);
     const edit = answerFrame(page).locator('.edit', { hasText: 'Document port' });
     // The change shows as a diff in the thread.
     await edit.locator('pre.diff .added', { hasText: '/// The port to listen on.' }).waitFor();
@@ -273,7 +273,7 @@ describe('VS Code extension against copilot-ls and the fake provider', { timeout
     await mention.click();
     await page.locator('.tabs-container .tab.active[aria-label*="config.rs"]').first().waitFor();
     await cursorAt(page, 13);
-    await runCommand(page, 'copilot-ls: Show Last Answer');
+    await showThread(page);
     const link = answerFrame(page).locator('#answer a', { hasText: 'src/config.rs:13-19' });
     await link.waitFor();
     await link.click();
