@@ -302,3 +302,55 @@ def test_slash_commands_and_cancelled_prompts_are_replayed_but_not_told_to_the_m
     # The model's history holds neither: they were never its turns.
     texts = [str(m.get("content")) for m in fake.messages(1)]
     assert not any("Slow question" in t or "/find add" in t for t in texts), texts
+
+
+def test_additional_directories_are_roots_kept_with_the_session_and_restored_by_load(
+        workspace, fake_dir, tmp_path):
+    """`additionalDirectories` on `session/new` are roots beside `cwd` (paths under each
+    root's name), kept with the session: `session/load` in a new process restores them
+    without being told again, and `session/list` reports them."""
+    shared = tmp_path / "shared-lib"
+    (shared / "src").mkdir(parents=True)
+    (shared / "src" / "helper.py").write_text("def clamp_total(total):\n    return max(total, 0)\n")
+    own = f"{workspace.name}/src/lib.rs"
+    fake = FakeProvider([
+        turn("Both.", ("c1", "read_file", {"path": own}), ("c2", "read_file", {"path": "shared-lib/src/helper.py"})),
+        turn("`clamp_total` keeps totals at zero or more."),
+        turn("Again.", ("c3", "read_file", {"path": "shared-lib/src/helper.py"})),
+        turn("Still there."),
+    ], fake_dir)
+
+    async def first():
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            initialized = await agent.initialize()
+            response = await agent.connection.new_session(
+                cwd=str(workspace), mcp_servers=[], additional_directories=[str(shared)])
+            await agent.prompt(response.session_id, text_block("What do the helpers do?"))
+            return initialized, response.session_id
+
+    async def second(session):
+        client = EditorClient()
+        async with running_agent(workspace, fake, client) as agent:
+            await agent.initialize()
+            await asyncio.wait_for(agent.connection.load_session(
+                cwd=str(workspace), session_id=session, mcp_servers=[]), TIMEOUT)
+            await agent.prompt(session, text_block("And now?"))
+            listed = await agent.connection.list_sessions(cwd=str(workspace))
+            return listed
+
+    try:
+        initialized, session = run(first())
+        listed = run(second(session))
+    finally:
+        fake.stop()
+    assert initialized.agent_capabilities.session_capabilities.additional_directories is not None
+    # Both roots were read, each under its name.
+    results = [str(m.get("content")) for m in fake.messages(1) if m.get("role") == "tool"]
+    assert any("pub fn add" in r for r in results), results
+    assert any("def clamp_total" in r for r in results), results
+    # Restored by load without being named again.
+    results = [str(m.get("content")) for m in fake.messages(3) if m.get("role") == "tool"]
+    assert any("def clamp_total" in r and "Error" not in r for r in results[-1:]), results
+    info = next(s for s in listed.sessions if s.session_id == session)
+    assert info.additional_directories == [str(shared.resolve())], info

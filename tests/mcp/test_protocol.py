@@ -57,7 +57,7 @@ async def test_logging_set_level_is_accepted(sample: Path, cache: Path) -> None:
         assert not (await session.call_tool("list_directory", {})).is_error
 
 
-async def test_the_workspace_is_the_clients_first_root_and_follows_changes(
+async def test_the_workspace_is_the_clients_root_and_follows_changes(
     tmp_path: Path, cache: Path
 ) -> None:
     first = tmp_path / "first"

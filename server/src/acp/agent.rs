@@ -12,8 +12,9 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
     ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
     McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    PromptResponse, SessionCapabilities, SessionListCapabilities, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+    PromptResponse, SessionAdditionalDirectoriesCapabilities, SessionCapabilities,
+    SessionListCapabilities, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error};
@@ -164,7 +165,9 @@ impl AgentState {
                     // stdio MCP servers only (the spec requires them of every agent).
                     .mcp_capabilities(McpCapabilities::new())
                     .session_capabilities(
-                        SessionCapabilities::new().list(SessionListCapabilities::new()),
+                        SessionCapabilities::new()
+                            .list(SessionListCapabilities::new())
+                            .additional_directories(SessionAdditionalDirectoriesCapabilities::new()),
                     ),
             )
             .agent_info(

@@ -195,6 +195,12 @@ fn index_report(session: &AcpSession) -> String {
     let Some(index) = session.session.index() else {
         return "The index is being opened; try again in a moment.".to_string();
     };
+    // One paragraph per root (one index each).
+    let reports: Vec<String> = index.roots().map(root_report).collect();
+    reports.join("\n\n")
+}
+
+fn root_report(index: &crate::index::RetrievalIndex) -> String {
     let complete = index.wait_ready(Duration::ZERO);
     let place = match index.location() {
         crate::index::Location::Disk(dir) => format!(
@@ -225,7 +231,7 @@ fn index_report(session: &AcpSession) -> String {
     let counts = index.counts();
     format!(
         "The index of `{}` holds {} files, {} chunks and {} definitions, {place}. {state}{history}",
-        session.updates.root.display(),
+        index.root().display(),
         counts.files,
         counts.chunks,
         counts.symbols

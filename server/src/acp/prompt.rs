@@ -43,7 +43,7 @@ pub struct Prompt {
 /// What the user attached, as the model is told about it.
 #[derive(Debug, PartialEq, Eq)]
 struct Attachment {
-    /// Workspace-relative path for files inside the root, else the URI as given.
+    /// The shown path for files inside a root, else the URI as given.
     shown: String,
     /// The file URI without its fragment, when it is a file.
     file_uri: Option<String>,
@@ -56,7 +56,7 @@ struct Attachment {
 /// wrong with a prompt that asks nothing.
 pub fn ask_request(
     blocks: &[ContentBlock],
-    root: &Path,
+    shown: &dyn Fn(&Path) -> String,
     conversation_id: &str,
 ) -> Result<Prompt, String> {
     let mut question = String::new();
@@ -72,15 +72,21 @@ pub fn ask_request(
             }
             ContentBlock::Resource(embedded) => match &embedded.resource {
                 EmbeddedResourceResource::TextResourceContents(resource) => {
-                    attachments.push(attachment(&resource.uri, root, Some(resource.text.clone())));
+                    attachments.push(attachment(
+                        &resource.uri,
+                        shown,
+                        Some(resource.text.clone()),
+                    ));
                 }
                 // Binary content is of no use to the model; the file's name still is.
                 EmbeddedResourceResource::BlobResourceContents(resource) => {
-                    attachments.push(attachment(&resource.uri, root, None));
+                    attachments.push(attachment(&resource.uri, shown, None));
                 }
                 _ => {}
             },
-            ContentBlock::ResourceLink(link) => attachments.push(attachment(&link.uri, root, None)),
+            ContentBlock::ResourceLink(link) => {
+                attachments.push(attachment(&link.uri, shown, None))
+            }
             // Images and audio are not advertised in promptCapabilities; a client may
             // send them anyway.
             ContentBlock::Image(_) => left_out.push("image"),
@@ -145,14 +151,14 @@ pub fn ask_request(
     })
 }
 
-fn attachment(uri: &str, root: &Path, text: Option<String>) -> Attachment {
+fn attachment(uri: &str, shown: &dyn Fn(&Path) -> String, text: Option<String>) -> Attachment {
     let (base, fragment) = match uri.split_once('#') {
         Some((base, fragment)) => (base, Some(fragment)),
         None => (uri, None),
     };
     let path = text::path_from_file_uri(base);
     let shown = match &path {
-        Some(path) => relative_to(path, root),
+        Some(path) => shown(path),
         None => uri.to_string(),
     };
     Attachment {
@@ -163,7 +169,18 @@ fn attachment(uri: &str, root: &Path, text: Option<String>) -> Attachment {
     }
 }
 
+/// `path` as the workspace's paths are shown (`<root name>/…` with several roots), or as
+/// it is when outside every root.
+pub fn shown_in(path: &Path, sandbox: &crate::workspace::sandbox::Sandbox) -> String {
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    sandbox
+        .relative(&canonical)
+        .or_else(|| sandbox.relative(path))
+        .unwrap_or_else(|| path.display().to_string())
+}
+
 /// `path` relative to the root with `/` separators, or as it is when outside.
+#[cfg(test)]
 fn relative_to(path: &Path, root: &Path) -> String {
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     match canonical
@@ -272,7 +289,9 @@ mod tests {
                 "file:///work/project/src/lib.rs",
             )),
         ];
-        let request = ask_request(&blocks, root, "conversation-1").unwrap().ask;
+        let request = ask_request(&blocks, &|p| relative_to(p, root), "conversation-1")
+            .unwrap()
+            .ask;
         assert!(request
             .question
             .starts_with("What does this do?\n\nContext I attached:\n"));
@@ -291,12 +310,14 @@ mod tests {
 
     #[test]
     fn an_empty_prompt_is_refused_and_a_bare_resource_is_explained() {
-        assert!(ask_request(&[], Path::new("/"), "c").is_err());
+        assert!(ask_request(&[], &|p| relative_to(p, Path::new("/")), "c").is_err());
         let blocks = vec![ContentBlock::ResourceLink(ResourceLink::new(
             "x",
             "file:///x.rs",
         ))];
-        let request = ask_request(&blocks, Path::new("/"), "c").unwrap().ask;
+        let request = ask_request(&blocks, &|p| relative_to(p, Path::new("/")), "c")
+            .unwrap()
+            .ask;
         assert!(request
             .question
             .starts_with("Explain the context I attached."));
@@ -309,7 +330,7 @@ mod tests {
             ContentBlock::Text(TextContent::new("q".repeat(3 * MAX_TEXT_BYTES))),
             ContentBlock::Image(ImageContent::new("AAAA", "image/png")),
         ];
-        let prompt = ask_request(&blocks, Path::new("/"), "c").unwrap();
+        let prompt = ask_request(&blocks, &|p| relative_to(p, Path::new("/")), "c").unwrap();
         assert!(prompt.ask.question.len() < MAX_TEXT_BYTES + 1024);
         assert!(prompt.ask.question.contains("(cut off at 1024 KiB"));
         assert!(prompt
@@ -318,7 +339,8 @@ mod tests {
             .contains("The user also attached: image."));
         assert_eq!(prompt.left_out, vec!["image"]);
         let only_image = vec![ContentBlock::Image(ImageContent::new("AAAA", "image/png"))];
-        let refused = ask_request(&only_image, Path::new("/"), "c").unwrap_err();
+        let refused =
+            ask_request(&only_image, &|p| relative_to(p, Path::new("/")), "c").unwrap_err();
         assert!(refused.contains("image"), "{refused}");
     }
 

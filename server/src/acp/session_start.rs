@@ -30,16 +30,19 @@ pub fn new_session(
     connection: ConnectionTo<Client>,
 ) -> Result<(), Error> {
     let id = Sessions::new_id();
+    let directories = request.additional_directories;
     match open(
         state,
-        &request.cwd,
+        (&request.cwd, &directories),
         request.mcp_servers,
         id.clone(),
         connection,
     ) {
         Ok(session) => {
             // Kept at once: a client may load it in another process before asking.
-            ConversationStore::from_env().create(&session.updates.root, &id);
+            let store = ConversationStore::from_env();
+            store.create(&session.updates.root, &id);
+            store.keep_directories(&session.updates.root, &id, &directories);
             responder.respond(
                 NewSessionResponse::new(id)
                     .modes(modes(session.mode()))
@@ -76,8 +79,24 @@ pub fn load_session(
         Ok(conversation) => conversation,
         Err(error) => return responder.respond_with_error(error),
     };
-    match open(state, &request.cwd, request.mcp_servers, id, connection) {
+    // The folders the client names now, else those the session was kept with.
+    let directories = match request.additional_directories.is_empty() {
+        true => conversation.additional_directories.clone(),
+        false => request.additional_directories,
+    };
+    match open(
+        state,
+        (&request.cwd, &directories),
+        request.mcp_servers,
+        id.clone(),
+        connection,
+    ) {
         Ok(session) => {
+            ConversationStore::from_env().keep_directories(
+                &session.updates.root,
+                &id,
+                &directories,
+            );
             // The conversation as it was shown, then the answer; the next prompt
             // continues it (the session's history comes from the same file).
             session.updates.replay(&conversation.transcript);
@@ -112,6 +131,7 @@ pub fn list_sessions(request: &ListSessionsRequest) -> ListSessionsResponse {
         .filter(|kept| !kept.title.is_empty())
         .map(|kept| {
             SessionInfo::new(kept.id, kept.cwd)
+                .additional_directories(kept.additional_directories)
                 .title(Some(kept.title).filter(|title| !title.is_empty()))
                 .updated_at(conversations::rfc3339(kept.updated))
         })
@@ -134,16 +154,26 @@ fn canonical_cwd(cwd: &Path) -> Result<PathBuf, Error> {
     })
 }
 
-/// A session rooted at `cwd`: its workspace root and sandbox, its index warming up,
-/// its MCP servers starting.
+/// A session rooted at `cwd` and its additional directories (each a root beside it,
+/// docs/protocol.md section 10): its sandbox over them, its index warming up, its MCP
+/// servers starting.
 fn open(
     state: &AgentState,
-    cwd: &Path,
+    (cwd, additional): (&Path, &[PathBuf]),
     mcp_servers: Vec<McpServer>,
     id: String,
     connection: ConnectionTo<Client>,
 ) -> Result<Arc<AcpSession>, Error> {
-    canonical_cwd(cwd)?;
+    let cwd_root = canonical_cwd(cwd)?;
+    let mut roots = vec![cwd_root.clone()];
+    for directory in additional {
+        roots.push(canonical_cwd(directory).map_err(|_| {
+            invalid_params(format!(
+                "cannot use {} as an additional directory: it must be an absolute path to a folder",
+                directory.display()
+            ))
+        })?);
+    }
     let session_id = SessionId::new(id.clone());
     let files = Arc::new(ClientFiles::new(
         connection.clone(),
@@ -152,8 +182,16 @@ fn open(
         tokio::runtime::Handle::current(),
     ));
     let session = Arc::new(Session::new(state.settings.clone()));
+    // `cwd: "/"` or a home directory is not a project: indexing it would read the
+    // whole machine in the background.
+    let home = crate::workspace::project_root::home_dir();
+    for root in &roots {
+        if let Some(why) = crate::workspace::project_root::not_a_project(root, home.as_deref()) {
+            return Err(invalid_params(why));
+        }
+    }
     session
-        .set_root_with_documents(cwd, files.clone())
+        .set_roots_with_documents(&roots, files.clone())
         .map_err(|error| {
             invalid_params(format!(
                 "cannot use {} as the workspace: {error}",
@@ -163,14 +201,6 @@ fn open(
     let Some(workspace) = session.workspace() else {
         return Err(Error::internal_error());
     };
-    // `cwd: "/"` or a home directory is not a project: indexing it would read the
-    // whole machine in the background.
-    let home = crate::workspace::project_root::home_dir();
-    if let Some(why) =
-        crate::workspace::project_root::not_a_project(workspace.root(), home.as_deref())
-    {
-        return Err(invalid_params(why));
-    }
     // An index fault (kept in memory only) is told in the next answer.
     session.tell_faults_in_answers();
     // ACP has no progress or message channel outside a prompt: the index's report
@@ -183,16 +213,18 @@ fn open(
             }
         }
     }));
-    let root = workspace.root().to_path_buf();
+    // The conversation is kept under `cwd`, whatever the other roots.
+    let root = cwd_root;
     let notices = Arc::new(Notices::default());
     let mcp = mcp_tools::start(mcp_servers, &root, notices.clone());
     let updates = Updates {
         connection,
         session_id,
         root,
+        sandbox: workspace.sandbox.clone(),
         files,
     };
-    tracing::info!(session = %id, root = %workspace.root().display(), "ACP session");
+    tracing::info!(session = %id, roots = workspace.sandbox.roots().len(), root = %workspace.root().display(), "ACP session");
     Ok(state
         .sessions
         .insert(AcpSession::new(session, updates, id, mcp, notices)))

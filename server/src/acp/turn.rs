@@ -26,7 +26,11 @@ pub fn start(
     request: PromptRequest,
     responder: Responder<PromptResponse>,
 ) -> Result<(), Error> {
-    let prompt = match prompt::ask_request(&request.prompt, &session.updates.root, &session.id) {
+    let Some(workspace) = session.session.workspace() else {
+        return responder.respond_with_error(Error::internal_error());
+    };
+    let shown = |path: &std::path::Path| prompt::shown_in(path, &workspace.sandbox);
+    let prompt = match prompt::ask_request(&request.prompt, &shown, &session.id) {
         Ok(prompt) => prompt,
         Err(reason) => return responder.respond_with_error(invalid_params(reason)),
     };

@@ -26,13 +26,18 @@ use serde_json::Value;
 use super::client_fs::ClientFiles;
 use crate::agent::{AgentOutcome, AskEvent};
 use crate::session::conversations::TranscriptEntry;
+use crate::workspace::sandbox::Sandbox;
 
 /// Sends one session's updates.
 #[derive(Clone)]
 pub struct Updates {
     pub connection: ConnectionTo<Client>,
     pub session_id: SessionId,
+    /// The session's `cwd`, canonical: where its conversation is kept.
     pub root: PathBuf,
+    /// Every root of the session (`cwd` and its additional directories), for turning
+    /// the model's paths into absolute ones.
+    pub sandbox: Sandbox,
     pub files: Arc<ClientFiles>,
 }
 
@@ -122,7 +127,7 @@ impl Updates {
                 let call = ToolCall::new(call_id.clone(), label)
                     .kind(tool_kind(&tool))
                     .status(ToolCallStatus::InProgress)
-                    .locations(locations(&self.root, &tool, &arguments))
+                    .locations(locations(&self.sandbox, &tool, &arguments))
                     .raw_input(arguments);
                 self.send(SessionUpdate::ToolCall(call));
                 streamed.open_calls.push(call_id);
@@ -291,7 +296,7 @@ pub fn tool_kind(tool: &str) -> ToolKind {
 
 /// The file or directory a tool call names, as an absolute path (with its first line
 /// for reads).
-fn locations(root: &Path, tool: &str, arguments: &Value) -> Vec<ToolCallLocation> {
+fn locations(sandbox: &Sandbox, tool: &str, arguments: &Value) -> Vec<ToolCallLocation> {
     let names_a_path = matches!(
         tool,
         "read_file"
@@ -305,7 +310,13 @@ fn locations(root: &Path, tool: &str, arguments: &Value) -> Vec<ToolCallLocation
     let Some(path) = path.filter(|_| names_a_path) else {
         return Vec::new();
     };
-    let absolute = absolute_in(root, path);
+    // With several roots the path starts with its root's name.
+    let absolute = match sandbox.several() {
+        true => sandbox
+            .join_shown(path.trim_start_matches("./"))
+            .unwrap_or_else(|| absolute_in(sandbox.root(), path)),
+        false => absolute_in(sandbox.root(), path),
+    };
     let line = match tool {
         "read_file" | "read_open_buffer" => Some(
             arguments
@@ -345,16 +356,35 @@ mod tests {
 
     #[test]
     fn tool_paths_become_absolute_locations_with_lines() {
-        let root = Path::new("/ws");
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        let root = &Sandbox::new(&ws).unwrap();
         let found = locations(
             root,
             "read_file",
             &serde_json::json!({"path": "./src/a.rs", "start_line": 12}),
         );
-        assert_eq!(found, vec![ToolCallLocation::new("/ws/src/a.rs").line(12)]);
+        assert_eq!(
+            found,
+            vec![ToolCallLocation::new(ws.join("src/a.rs")).line(12)]
+        );
         let found = locations(root, "list_directory", &serde_json::json!({"path": "."}));
-        assert_eq!(found, vec![ToolCallLocation::new("/ws")]);
+        assert_eq!(found, vec![ToolCallLocation::new(&ws)]);
         assert!(locations(root, "find_files", &serde_json::json!({"pattern": "*"})).is_empty());
+        // With several roots a path starts with its root's name.
+        for name in ["api", "web"] {
+            std::fs::create_dir(ws.join(name)).unwrap();
+        }
+        let both = &Sandbox::with_roots(&[ws.join("api"), ws.join("web")]).unwrap();
+        let found = locations(
+            both,
+            "read_file",
+            &serde_json::json!({"path": "web/src/b.ts"}),
+        );
+        assert_eq!(
+            found,
+            vec![ToolCallLocation::new(ws.join("web/src/b.ts")).line(1)]
+        );
     }
 
     #[test]

@@ -105,7 +105,11 @@ pub fn check(workspace: &Workspace, cited: &CitedLines, encoding: PositionEncodi
         Ok(resolved) => resolved,
         Err(_) => {
             let shown = cited.path.trim_start_matches("./").to_string();
-            let absolute = workspace.root().join(shown.trim_start_matches('/'));
+            let inside = shown.trim_start_matches('/');
+            let absolute = workspace
+                .sandbox
+                .join_shown(inside)
+                .unwrap_or_else(|| workspace.root().join(inside));
             return unverified(shown, absolute);
         }
     };

@@ -1,5 +1,5 @@
 //! The workspace's own instruction files (`AGENTS.md`, `CLAUDE.md`,
-//! `.github/copilot-instructions.md` at the root), read through the sandbox and added to
+//! `.github/copilot-instructions.md` at each root), read through the sandbox and added to
 //! the system prompt as the project's instructions.
 //!
 //! They are text for the model, nothing more: they never change what the tools may
@@ -29,11 +29,16 @@ pub fn load(workspace: &Workspace) -> Instructions {
     let mut budget = BUDGET_BYTES;
     let mut instructions = Instructions::default();
     let mut body = String::new();
-    for name in FILES {
+    // Each root's files, the first root's first (with several roots a path starts with
+    // its root's name), within the one budget.
+    let sandbox = &workspace.sandbox;
+    let names = (0..sandbox.roots().len())
+        .flat_map(|i| FILES.map(|name| format!("{}{name}", sandbox.prefix(i))));
+    for name in names {
         if budget == 0 {
             break;
         }
-        let Ok(resolved) = workspace.sandbox.resolve(name) else {
+        let Ok(resolved) = workspace.sandbox.resolve(&name) else {
             continue;
         };
         // Regular files only: a FIFO of that name would block the ask forever.

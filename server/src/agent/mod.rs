@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::index::{RetrievalHit, RetrievalIndex};
+use crate::index::{RetrievalHit, WorkspaceIndex};
 use crate::providers::{
     AssistantTurn, ChatModel, ChatRequest, FinishReason, Message, ProviderError, StreamEvent,
     ToolCall, ToolResult, Usage,
@@ -159,7 +159,7 @@ pub struct Agent<'a> {
     pub model: Option<Arc<dyn ChatModel>>,
     pub workspace: &'a Workspace,
     /// The workspace index, for the tools that answer from it (`find_symbol`).
-    pub index: Option<RetrievalIndex>,
+    pub index: Option<WorkspaceIndex>,
     pub settings: AgentSettings,
     /// Receives what the ask does as it happens (text, tool calls started and finished).
     pub events: EventSink<'a>,
@@ -199,11 +199,17 @@ impl Agent<'_> {
             ));
         }
         let Some(model) = self.model.clone() else {
+            let histories: Vec<(&str, &crate::history::History)> = self
+                .index
+                .iter()
+                .flat_map(|index| index.prefixed())
+                .map(|(prefix, root)| (prefix, root.history()))
+                .collect();
             return Ok(no_provider::answer(
                 self.workspace,
                 &input,
                 self.settings.encoding,
-                self.index.as_ref().map(|index| index.history()),
+                &histories,
             ));
         };
         let started = Instant::now();

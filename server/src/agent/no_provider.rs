@@ -45,22 +45,24 @@ pub fn model_candidates(search: &dyn Fn(usize) -> Vec<RetrievalHit>) -> Vec<Retr
 }
 
 /// The places for the question, then the past changes that match it strongly and
-/// changed the cited files (from `history`, when the root has one).
+/// changed the cited files (from each root's history, `histories`, when it has one).
 pub fn answer(
     workspace: &Workspace,
     input: &AskInput,
     encoding: PositionEncoding,
-    history: Option<&History>,
+    histories: &[(&str, &History)],
 ) -> AgentOutcome {
     let preamble = "No model is configured, so this answer lists the places in the workspace that best match your question, found by copilot-ls's own search. \
          To get written answers, set `provider` (`openai` or `anthropic`) and the API key variable, or point `baseUrl` at a local server such as Ollama or llama.cpp.\n\n";
     let mut outcome = ranked_places(workspace, input, encoding, preamble);
-    if let Some(history) = history {
+    if !histories.is_empty() {
         let mut cited: Vec<String> = outcome.citations.iter().map(|c| c.path.clone()).collect();
         cited.dedup();
-        outcome
-            .answer
-            .push_str(&related_changes::section(history, &input.question, &cited));
+        outcome.answer.push_str(&related_changes::section(
+            histories,
+            &input.question,
+            &cited,
+        ));
     }
     outcome
 }

@@ -8,16 +8,30 @@ use crate::workspace::redact::redact;
 /// Commits shown at most.
 pub const MAX_SHOWN: usize = 3;
 
-/// The section for an answer citing `cited` files, or nothing when no past change
-/// matches strongly.
-pub fn section(history: &History, question: &str, cited: &[String]) -> String {
-    let related = vote::related(history, question, cited, MAX_SHOWN);
+/// The section for an answer citing `cited` files (as shown), or nothing when no past
+/// change matches strongly: from each root's history (`histories`: each with the prefix
+/// its paths are shown under), the cited files of that root.
+pub fn section(histories: &[(&str, &History)], question: &str, cited: &[String]) -> String {
+    let mut related = Vec::new();
+    for (prefix, history) in histories {
+        let inside: Vec<String> = cited
+            .iter()
+            .filter_map(|path| path.strip_prefix(prefix).map(str::to_string))
+            .collect();
+        if inside.is_empty() {
+            continue;
+        }
+        for found in vote::related(history, question, &inside, MAX_SHOWN) {
+            related.push((*prefix, found));
+        }
+    }
+    related.truncate(MAX_SHOWN);
     if related.is_empty() {
         return String::new();
     }
     let mut out = String::from("\n## Related past changes\n\n");
-    for vote::Related { commit, files } in related {
-        let files: Vec<String> = files.iter().map(|f| format!("`{f}`")).collect();
+    for (prefix, vote::Related { commit, files }) in related {
+        let files: Vec<String> = files.iter().map(|f| format!("`{prefix}{f}`")).collect();
         // A message is repository text like any file's: secrets redacted.
         out.push_str(&format!(
             "- `{}` {} {} (changed {})\n",

@@ -14,7 +14,7 @@ use crate::session::{self, AskError, AskRequest, Session, Settings};
 
 pub async fn run(
     settings: Settings,
-    workspace: Option<PathBuf>,
+    workspace: Vec<PathBuf>,
     json: bool,
     max_steps: Option<u32>,
     no_wait: bool,
@@ -28,12 +28,13 @@ pub async fn run(
     if let Some(max_steps) = max_steps {
         session.apply_settings(&serde_json::json!({ "maxSteps": max_steps }));
     }
-    let root = super::workspace_root(workspace);
-    if let Err(error) = session.set_root(&root) {
-        eprintln!(
-            "copilot-ls: cannot use {} as the workspace: {error}",
-            root.display()
-        );
+    let roots = super::workspace_roots(workspace);
+    if let Err(why) = super::roots_sandbox(&roots) {
+        eprintln!("{why}");
+        return ExitCode::from(2);
+    }
+    if let Err(error) = session.set_roots(&roots) {
+        eprintln!("copilot-ls: cannot use these folders as the workspace: {error}");
         return ExitCode::from(2);
     }
     // Never answer from a half-built index: bring it up to date first (only what

@@ -7,11 +7,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::index::{cache_dir_from_env, RetrievalIndex};
+use crate::index::{cache_dir_from_env, WorkspaceIndex};
 use crate::session::doctor::{self, Sources};
 use crate::session::settings::process_env;
 use crate::session::Settings;
-use crate::workspace::project_root;
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
 
@@ -34,10 +33,7 @@ pub async fn run(
     };
     let cache = cache_dir_from_env();
     // The index as it is on disk: the doctor reads its state, it builds nothing.
-    let home = project_root::home_dir();
-    let index = project_root::not_a_project(workspace.root(), home.as_deref())
-        .is_none()
-        .then(|| RetrievalIndex::open(workspace.clone(), cache.as_deref()));
+    let index = WorkspaceIndex::open_roots(&workspace, cache.as_deref(), false).ok();
     let sources = Sources {
         env: &process_env,
         editor: None,

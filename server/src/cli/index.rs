@@ -3,42 +3,115 @@
 //! It exits 1, saying why, when the index could not be written to disk.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::index_progress::IndexProgress;
-use crate::index::{cache_dir_from_env, Bounds, Location, RetrievalIndex};
-use crate::workspace::sandbox::Sandbox;
+use crate::index::{
+    cache_dir_from_env, Bounds, Location, RefreshReport, RetrievalIndex, WorkspaceIndex,
+};
 use crate::workspace::{NoDocuments, Workspace};
 
-pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
-    let root = super::workspace_root(workspace);
-    let sandbox = match Sandbox::new(&root) {
+pub fn run(workspace: Vec<PathBuf>, json: bool) -> ExitCode {
+    let sandbox = match super::roots_sandbox(&super::workspace_roots(workspace)) {
         Ok(sandbox) => sandbox,
-        Err(error) => {
-            eprintln!(
-                "copilot-ls: cannot use {} as the workspace: {error}",
-                root.display()
-            );
+        Err(why) => {
+            eprintln!("{why}");
             return ExitCode::FAILURE;
         }
     };
-    let started = Instant::now();
     let Some(cache) = cache_dir_from_env() else {
         eprintln!("copilot-ls: no cache directory to keep the index in: set COPILOT_LS_CACHE_DIR (an absolute path) or HOME");
         return ExitCode::FAILURE;
     };
-    let index = RetrievalIndex::open(Workspace::new(sandbox, Arc::new(NoDocuments)), Some(&cache));
-    if let Location::Memory(reason) = index.location() {
-        eprintln!("copilot-ls: cannot keep the index on disk: {reason}");
+    let workspace = Workspace::new(sandbox, Arc::new(NoDocuments));
+    // Each root keeps an index of its own; each is brought up to date in turn.
+    let shown = IndexProgress::new();
+    let mut roots = Vec::new();
+    for i in 0..workspace.sandbox.roots().len() {
+        match index_root(&workspace.only(i), &cache, &shown) {
+            Ok(root) => roots.push(root),
+            Err(code) => return code,
+        }
+    }
+    let indexes: Vec<(String, RetrievalIndex)> = roots
+        .iter()
+        .enumerate()
+        .map(|(i, root)| (workspace.sandbox.prefix(i), root.index.clone()))
+        .collect();
+    shown.finish(Some(&WorkspaceIndex::of_roots(indexes)));
+    let mut stdout = std::io::stdout().lock();
+    let written = if json {
+        let result = match &roots[..] {
+            [one] => one.json(),
+            several => {
+                let mut total = serde_json::json!({
+                    "roots": several.iter().map(|root| {
+                        let mut json = root.json();
+                        json["root"] = serde_json::json!(root.index.root().display().to_string());
+                        json
+                    }).collect::<Vec<_>>(),
+                });
+                for key in [
+                    "files",
+                    "chunks",
+                    "symbols",
+                    "filesRead",
+                    "textFiles",
+                    "bytes",
+                    "unreached",
+                ] {
+                    let sum: u64 = several
+                        .iter()
+                        .map(|root| root.json()[key].as_u64().unwrap_or(0))
+                        .sum();
+                    total[key] = serde_json::json!(sum);
+                }
+                let seconds: f64 = several.iter().map(|root| root.seconds).sum();
+                total["seconds"] = serde_json::json!(seconds);
+                total
+            }
+        };
+        writeln!(stdout, "{result}")
+    } else {
+        let several = roots.len() > 1;
+        roots.iter().try_for_each(|root| {
+            if several {
+                writeln!(stdout, "{}:", root.index.root().display())?;
+            }
+            writeln!(stdout, "{}", root.text())
+        })
+    };
+    if written.and_then(|()| stdout.flush()).is_err() {
         return ExitCode::FAILURE;
     }
-    let shown = IndexProgress::new();
+    ExitCode::SUCCESS
+}
+
+/// One root's index, brought up to date, and what that cost.
+struct Indexed {
+    index: RetrievalIndex,
+    report: RefreshReport,
+    seconds: f64,
+}
+
+/// Opens one root's index on disk and brings it up to date; the exit code when it cannot
+/// be kept on disk or its refresh failed (said on stderr).
+fn index_root(
+    workspace: &Workspace,
+    cache: &Path,
+    shown: &IndexProgress,
+) -> Result<Indexed, ExitCode> {
+    let started = Instant::now();
+    let index = RetrievalIndex::open(workspace.clone(), Some(cache));
+    if let Location::Memory(reason) = index.location() {
+        eprintln!("copilot-ls: cannot keep the index on disk: {reason}");
+        return Err(ExitCode::FAILURE);
+    }
     let report = index.refresh(Bounds::from_env(), &|p| shown.progress(&p));
     index.history().refresh();
-    shown.finish(Some(&index));
     let seconds = started.elapsed().as_secs_f64();
     if let Some(note) = &report.unreached_example {
         let note = note.trim_start_matches('(').trim_end_matches(')');
@@ -46,37 +119,46 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
     }
     if let Some(why) = &report.failed {
         eprintln!("copilot-ls: {why}; the index on disk keeps what it held before, and the next run reads the rest");
-        return ExitCode::FAILURE;
+        return Err(ExitCode::FAILURE);
     }
-    let (counts, bytes) = (index.counts(), index.bytes_on_disk());
-    let (files, chunks, symbols) = (counts.files, counts.chunks, counts.symbols);
-    let history = index.history().state();
-    let history_json = serde_json::json!({
-        "commits": history.commits,
-        "complete": history.complete,
-        "reason": history.reason.map(|reason| reason.as_str()),
-    });
-    let mut stdout = std::io::stdout().lock();
-    let written = if json {
-        let result = serde_json::json!({
-            "files": files,
-            "chunks": chunks,
-            "symbols": symbols,
-            "filesRead": report.files_read,
+    Ok(Indexed {
+        index,
+        report,
+        seconds,
+    })
+}
+
+impl Indexed {
+    fn json(&self) -> serde_json::Value {
+        let (counts, index) = (self.index.counts(), &self.index);
+        let history = index.history().state();
+        serde_json::json!({
+            "files": counts.files,
+            "chunks": counts.chunks,
+            "symbols": counts.symbols,
+            "filesRead": self.report.files_read,
             // Of `files`, those searched by their words (the rest are binary).
             "textFiles": counts.text,
-            "seconds": seconds,
-            "bytes": bytes,
+            "seconds": self.seconds,
+            "bytes": index.bytes_on_disk(),
             // Paths the walk or the reads could not reach (permissions, PATH_MAX).
-            "unreached": report.unreached,
-            "history": history_json,
-        });
-        writeln!(stdout, "{result}")
-    } else {
+            "unreached": self.report.unreached,
+            "history": {
+                "commits": history.commits,
+                "complete": history.complete,
+                "reason": history.reason.map(|reason| reason.as_str()),
+            },
+        })
+    }
+
+    fn text(&self) -> String {
+        let (counts, index) = (self.index.counts(), &self.index);
+        let (files, chunks, symbols) = (counts.files, counts.chunks, counts.symbols);
         let location = match index.location() {
             Location::Disk(dir) => dir.display().to_string(),
             Location::Memory(_) => "memory".to_string(),
         };
+        let history = index.history().state();
         let history = match history.reason {
             None => format!("{} commits of history", history.commits),
             Some(reason) => format!(
@@ -89,14 +171,11 @@ pub fn run(workspace: Option<PathBuf>, json: bool) -> ExitCode {
             0 => String::new(),
             n => format!(" ({n} of them binary)"),
         };
-        writeln!(
-            stdout,
-            "{files} files{binary}, {chunks} chunks, {symbols} symbols, {history}\n{} files read in {seconds:.2} s\n{bytes} bytes on disk at {location}",
-            report.files_read
+        format!(
+            "{files} files{binary}, {chunks} chunks, {symbols} symbols, {history}\n{} files read in {:.2} s\n{} bytes on disk at {location}",
+            self.report.files_read,
+            self.seconds,
+            index.bytes_on_disk()
         )
-    };
-    if written.and_then(|()| stdout.flush()).is_err() {
-        return ExitCode::FAILURE;
     }
-    ExitCode::SUCCESS
 }

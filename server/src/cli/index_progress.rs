@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::index::{Progress, RetrievalIndex};
+use crate::index::{Progress, WorkspaceIndex};
 use crate::session::IndexEvent;
 use crate::text::thousands;
 
@@ -87,7 +87,7 @@ impl IndexProgress {
 
     /// The final line, after a wait of more than half a second: the files the index
     /// holds, the number `copilot-ls index` shows (the progress counted the walk's).
-    pub fn finish(&self, index: Option<&RetrievalIndex>) {
+    pub fn finish(&self, index: Option<&WorkspaceIndex>) {
         let elapsed = self.started.elapsed();
         if elapsed < QUIET_FOR {
             let state = crate::session::lock(&self.state);
@@ -97,7 +97,7 @@ impl IndexProgress {
             return;
         }
         let (_, walked) = crate::session::lock(&self.state).files;
-        let files = index.map_or(walked, RetrievalIndex::file_count);
+        let files = index.map_or(walked, WorkspaceIndex::file_count);
         self.line(&format!(
             "copilot-ls: indexed {} files in {:.1} s",
             thousands(files),

@@ -1,17 +1,14 @@
-//! `copilot-ls mcp [--workspace DIR]`: the engine as a Model Context Protocol server on
-//! stdio. The workspace is the flag, else the client's first root, else the current
+//! `copilot-ls mcp [--workspace DIR]...`: the engine as a Model Context Protocol server
+//! on stdio. The roots are each flag, else the client's roots, else the current
 //! directory (see `mcp/engine.rs`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(runtime: tokio::runtime::Runtime, workspace: Option<PathBuf>) -> ExitCode {
-    if let Some(dir) = &workspace {
-        if let Err(error) = crate::workspace::sandbox::Sandbox::new(dir) {
-            eprintln!(
-                "copilot-ls: cannot use {} as the workspace: {error}",
-                dir.display()
-            );
+pub fn run(runtime: tokio::runtime::Runtime, workspace: Vec<PathBuf>) -> ExitCode {
+    if !workspace.is_empty() {
+        if let Err(why) = super::roots_sandbox(&workspace) {
+            eprintln!("{why}");
             return ExitCode::from(2);
         }
     }

@@ -54,9 +54,10 @@ enum Command {
     /// The first ask in a workspace builds its index first (a few seconds for a few
     /// thousand files, with progress on stderr); later asks read only what changed.
     Ask {
-        /// Workspace root (default: the current directory).
+        /// Workspace root (default: the current directory); give it again for each
+        /// further root (paths are then shown as `<root name>/<path>`).
         #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
+        workspace: Vec<PathBuf>,
         /// Print exactly one AskResult JSON object instead of markdown.
         #[arg(long)]
         json: bool,
@@ -75,19 +76,22 @@ enum Command {
     Acp,
     /// Serve the Model Context Protocol over stdio (Claude Code, Codex, Cursor, VS Code, Zed).
     Mcp {
-        /// Workspace root (default: the client's first root, else the current directory).
+        /// Workspace root (default: the client's roots, else the current directory);
+        /// give it again for each further root.
         #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
+        workspace: Vec<PathBuf>,
     },
     /// Bring the workspace's persistent index up to date and print what it holds.
     Index {
-        /// Workspace root (default: the current directory).
+        /// Workspace root (default: the current directory); give it again for each
+        /// further root (each keeps an index of its own).
         #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
+        workspace: Vec<PathBuf>,
         /// Print one JSON object {files, textFiles, chunks, symbols, filesRead, seconds,
         /// bytes, unreached, history}: `files` counts every file indexed (binary ones by
         /// path only), `unreached` the paths the walk could not read, `history` is
-        /// {commits, complete, reason}.
+        /// {commits, complete, reason}. With several roots: {roots: [{root, …}], …} with
+        /// the totals at the top.
         #[arg(long)]
         json: bool,
     },
@@ -108,9 +112,10 @@ enum Command {
         /// The tool's arguments as a JSON object.
         #[arg(default_value = "{}")]
         json: String,
-        /// Workspace root (default: the current directory).
+        /// Workspace root (default: the current directory); give it again for each
+        /// further root.
         #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
+        workspace: Vec<PathBuf>,
         /// Do not bring the index up to date first: answer from what it holds now.
         #[arg(long)]
         no_wait: bool,
@@ -253,4 +258,28 @@ fn init_logging(default_level: &str) {
 /// The workspace root for a command: the flag, else the current directory.
 fn workspace_root(flag: Option<PathBuf>) -> PathBuf {
     flag.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+}
+
+/// The workspace roots for a command: each `--workspace`, else the current directory.
+fn workspace_roots(flags: Vec<PathBuf>) -> Vec<PathBuf> {
+    if flags.is_empty() {
+        vec![workspace_root(None)]
+    } else {
+        flags
+    }
+}
+
+/// The sandbox over the command's roots, or the line that says why a root cannot be
+/// one (`copilot-ls: cannot use DIR as the workspace: …`).
+fn roots_sandbox(roots: &[PathBuf]) -> Result<crate::workspace::sandbox::Sandbox, String> {
+    for root in roots {
+        if let Err(error) = crate::workspace::sandbox::Sandbox::new(root) {
+            return Err(format!(
+                "copilot-ls: cannot use {} as the workspace: {error}",
+                root.display()
+            ));
+        }
+    }
+    crate::workspace::sandbox::Sandbox::with_roots(roots)
+        .map_err(|error| format!("copilot-ls: cannot use these folders as the workspace: {error}"))
 }

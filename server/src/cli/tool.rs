@@ -10,10 +10,8 @@ use serde_json::Value;
 
 use super::index_progress::IndexProgress;
 use crate::agent;
-use crate::index::{cache_dir_from_env, Bounds, RetrievalIndex};
+use crate::index::{cache_dir_from_env, Bounds, WorkspaceIndex};
 use crate::tools;
-use crate::workspace::project_root;
-use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
 
 /// The tools this command runs: MCP's `locate` and every tool of the ask's registry
@@ -25,7 +23,7 @@ pub fn names() -> Vec<String> {
         .collect()
 }
 
-pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: bool) -> ExitCode {
+pub fn run(name: &str, arguments: &str, workspace: Vec<PathBuf>, no_wait: bool) -> ExitCode {
     let names = names();
     if !names.iter().any(|known| known == name) {
         let mut stdout = std::io::stdout().lock();
@@ -36,14 +34,10 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: boo
         );
         return ExitCode::FAILURE;
     }
-    let root = super::workspace_root(workspace);
-    let sandbox = match Sandbox::new(&root) {
+    let sandbox = match super::roots_sandbox(&super::workspace_roots(workspace)) {
         Ok(sandbox) => sandbox,
-        Err(error) => {
-            eprintln!(
-                "copilot-ls: cannot use {} as the workspace: {error}",
-                root.display()
-            );
+        Err(why) => {
+            eprintln!("{why}");
             return ExitCode::from(2);
         }
     };
@@ -58,17 +52,21 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: boo
     let wants_files = tools::uses_index(name) || locate;
     let index = (wants_files || name == "git_log")
         .then(|| {
-            let home = project_root::home_dir();
-            if let Some(why) = project_root::not_a_project(workspace.root(), home.as_deref()) {
-                if wants_files {
-                    eprintln!("copilot-ls: {why}; searching files on demand");
+            let cache = cache_dir_from_env();
+            let index = match WorkspaceIndex::open_roots(&workspace, cache.as_deref(), true) {
+                Ok(index) => index,
+                Err(why) => {
+                    if wants_files {
+                        eprintln!("copilot-ls: {why}; searching files on demand");
+                    }
+                    return None;
                 }
-                return None;
-            }
-            let index = RetrievalIndex::shared(workspace.clone(), cache_dir_from_env().as_deref());
+            };
             if wants_files && !no_wait {
                 let shown = IndexProgress::new();
-                index.refresh_or_fall_back(Bounds::from_env(), &|p| shown.progress(&p));
+                for root in index.roots() {
+                    root.refresh_or_fall_back(Bounds::from_env(), &|p| shown.progress(&p));
+                }
                 shown.finish(Some(&index));
             }
             Some(index)
@@ -98,7 +96,7 @@ pub fn run(name: &str, arguments: &str, workspace: Option<PathBuf>, no_wait: boo
 fn located(
     arguments: &str,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
 ) -> (String, bool) {
     let failed = |why: &str| (format!("Error: {why}"), false);
     let arguments: Value = match serde_json::from_str(arguments) {

@@ -26,6 +26,7 @@
 //! - `semantic`: each chunk's and file's vector by the code model, and its fusion with
 //!   the lexical ranking; `related`: `find_related`'s search; `past_changes`: the
 //!   history's vote.
+//! - `several`: the index of a workspace of several roots, searched as one.
 //!
 //! Invariants: no file text is held in memory (hits read their lines from the editor or
 //! the disk when asked); it writes only under the cache dir; a broken index is rebuilt,
@@ -54,6 +55,7 @@ mod related;
 mod schema;
 mod search;
 mod semantic;
+mod several;
 mod spread;
 mod store;
 mod symbol_table;
@@ -76,6 +78,7 @@ pub use self::rank::Ranking;
 pub use self::related::{RelatedError, RelatedPlace};
 use self::schema::Fields;
 pub use self::semantic::model_available;
+pub use self::several::WorkspaceIndex;
 pub use self::store::{cache_dir_from_env, Location};
 pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
 pub use self::tokenize::terms;
@@ -375,73 +378,7 @@ impl RetrievalIndex {
     /// `search` with a chosen ranking; `Ranking::PlainBm25` is the baseline the eval
     /// compares against. A hit whose file can no longer be read is left out.
     pub fn search_with(&self, query: &str, limit: usize, ranking: Ranking) -> Vec<RetrievalHit> {
-        let searcher = self.inner.store().reader.searcher();
-        let overlay = self.inner.overlay();
-        let layered = overlay
-            .as_ref()
-            .map(|o| (o.store.reader.searcher(), lock(&o.hidden).clone()));
-        let evidence = search::Evidence {
-            past: past_changes::for_question(&self.inner, query, ranking),
-            semantic: match ranking {
-                Ranking::Tuned => semantic::Semantic::for_question(query),
-                Ranking::PlainBm25 => None,
-            },
-        };
-        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let layer = layered
-                .as_ref()
-                .map(|(searcher, hidden)| search::Layer { searcher, hidden });
-            search::search(
-                &searcher,
-                layer,
-                &self.inner.fields,
-                query,
-                limit,
-                ranking,
-                &evidence,
-            )
-        }));
-        let found = match found {
-            Ok(Ok(found)) => found,
-            Ok(Err(error)) => {
-                tracing::warn!("index search failed: {error}");
-                return Vec::new();
-            }
-            Err(_) => {
-                tracing::warn!("index search panicked; the index is likely corrupt");
-                return Vec::new();
-            }
-        };
-        // A file with several hits is read once.
-        type File = Option<(String, Option<Arc<Vec<Symbol>>>)>;
-        let mut files: FxHashMap<String, File> = FxHashMap::default();
-        let overlay = layered
-            .as_ref()
-            .map(|(searcher, hidden)| (searcher, hidden));
-        let fields = &self.inner.fields;
-        // A failed read of the records only means the answer parses the file itself.
-        let symbols = |path: &str| symbol_table::of_layered_file(&searcher, overlay, fields, path);
-        found
-            .into_iter()
-            .filter_map(|found| {
-                let file = files.entry(found.path.clone()).or_insert_with(|| {
-                    let text = self.file_text(&found.path)?;
-                    Some((text, symbols(&found.path).map(Arc::new)))
-                });
-                let (file, file_symbols) = file.as_ref()?;
-                let text = analyze::excerpt(file, found.start_line, found.end_line)?;
-                Some(RetrievalHit {
-                    path: found.path,
-                    start_line: found.start_line,
-                    end_line: found.end_line,
-                    score: found.score,
-                    symbol: found.symbol,
-                    ranked_down: found.ranked_down,
-                    text,
-                    file_symbols: file_symbols.clone(),
-                })
-            })
-            .collect()
+        several::search_roots(&[("", self)], query, limit, ranking)
     }
 
     /// Files that may use the identifier `name` (`references.rs`), workspace-relative and
@@ -473,6 +410,11 @@ impl RetrievalIndex {
             Some(doc) => Some(doc.rope.to_string()),
             None => read_index_text(&resolved.absolute, build::MAX_FILE_BYTES),
         }
+    }
+
+    /// The root this index is of (canonical).
+    pub fn root(&self) -> &Path {
+        self.inner.sandbox.root()
     }
 
     /// Files indexed, binary ones too: the count every "N files" shows.

@@ -53,11 +53,34 @@ pub struct Found {
     pub similarity: Option<f32>,
 }
 
-/// A second index searched with the first, and the paths of the first whose documents
-/// it replaces (a reading process's own changes over another's index).
-pub struct Layer<'a> {
+/// One of the indexes searched together: a root's index, or a reading process's own
+/// changes over it (its layer, which replaces the documents of its `hidden` paths in the
+/// part before it). Several roots are several parts, ranked as one index.
+pub struct Part<'a> {
     pub searcher: &'a Searcher,
-    pub hidden: &'a FxHashSet<String>,
+    /// Paths whose documents here another part replaces.
+    pub hidden: Option<&'a FxHashSet<String>>,
+    /// What this part's paths are shown as: `""` with one root, `"<root name>/"` with
+    /// several (so the root's name counts in the path's words, as in one index over
+    /// the roots' parent).
+    pub prefix: &'a str,
+}
+
+impl Part<'_> {
+    /// `shown` as a path of this part's documents, if it is one this part answers for.
+    pub fn path_of<'p>(&self, shown: &'p str) -> Option<&'p str> {
+        let path = shown.strip_prefix(self.prefix)?;
+        (!self.hidden.is_some_and(|hidden| hidden.contains(path))).then_some(path)
+    }
+}
+
+/// The part that answers for a shown path, and the path in it: the root's layer when
+/// it replaces the path, else the root's index.
+pub fn owner<'a, 'p>(parts: &'a [Part<'a>], shown: &'p str) -> Option<(usize, &'p str)> {
+    parts
+        .iter()
+        .enumerate()
+        .find_map(|(i, part)| part.path_of(shown).map(|path| (i, path)))
 }
 
 /// The files similar past changes changed, best first, and how to fuse them
@@ -75,8 +98,7 @@ pub struct Evidence {
 }
 
 pub fn search(
-    searcher: &Searcher,
-    layer: Option<Layer<'_>>,
+    parts: &[Part<'_>],
     fields: &Fields,
     query: &str,
     limit: usize,
@@ -95,12 +117,10 @@ pub fn search(
             ..ParsedQuestion::default()
         },
     };
-    // The statistics are the two indexes' together (the overlay's documents replace a
-    // few of the other's, whose counts stay: a small error on a small overlay).
-    let mut searchers = vec![searcher];
-    if let Some(layer) = &layer {
-        searchers.push(layer.searcher);
-    }
+    // The statistics are every part's together: several roots rank as one index (a
+    // layer's documents replace a few of its root's, whose counts stay: a small error
+    // on a small layer).
+    let searchers: Vec<&Searcher> = parts.iter().map(|part| part.searcher).collect();
     let mut corpus = corpus(&searchers, fields, parsed)?;
     // With no word of the question in the index, only the model can find anything.
     if (corpus.terms.is_empty() || corpus.chunks == 0) && semantic.is_none() {
@@ -165,30 +185,31 @@ pub fn search(
     let query = BooleanQuery::new(clauses);
     let collector =
         tantivy::collector::TopDocs::with_limit(CANDIDATES.max(limit * 4)).order_by_score();
-    let top = searcher.search(&query, &collector)?;
-    let addresses: Vec<DocAddress> = top.into_iter().map(|(_, address)| address).collect();
-    let vectors = semantic.map(|_| Vectors::open(searcher, fields));
+    let vectors: Vec<Option<Vectors>> = parts
+        .iter()
+        .map(|part| semantic.map(|_| Vectors::open(part.searcher, fields)))
+        .collect();
     let similarity = |vectors: &Option<Vectors>, address: DocAddress| {
         let (vectors, semantic) = (vectors.as_ref()?, semantic?);
         vectors.cosine(address, &semantic.query)
     };
-    let mut candidates: Vec<(Candidate, Option<f32>)> =
-        self::candidates(searcher, fields, &corpus, &addresses)?
-            .into_iter()
-            .zip(addresses.iter().map(|a| similarity(&vectors, *a)))
-            .collect();
-    let layer_vectors = layer
-        .as_ref()
-        .and_then(|layer| semantic.map(|_| Vectors::open(layer.searcher, fields)));
-    if let Some(layer) = &layer {
-        candidates.retain(|(c, _)| !layer.hidden.contains(&c.path));
-        let top = layer.searcher.search(&query, &collector)?;
+    let mut candidates: Vec<(Candidate, Option<f32>)> = Vec::new();
+    for (part, vectors) in parts.iter().zip(&vectors) {
+        let top = part.searcher.search(&query, &collector)?;
         let addresses: Vec<DocAddress> = top.into_iter().map(|(_, address)| address).collect();
-        candidates.extend(
-            self::candidates(layer.searcher, fields, &corpus, &addresses)?
-                .into_iter()
-                .zip(addresses.iter().map(|a| similarity(&layer_vectors, *a))),
-        );
+        let read = self::candidates(part.searcher, fields, &corpus, &addresses)?;
+        for (mut candidate, address) in read.into_iter().zip(addresses) {
+            if part
+                .hidden
+                .is_some_and(|hidden| hidden.contains(&candidate.path))
+            {
+                continue;
+            }
+            if !part.prefix.is_empty() {
+                candidate.path.insert_str(0, part.prefix);
+            }
+            candidates.push((candidate, similarity(vectors, address)));
+        }
     }
     let (candidates, similarities): (Vec<Candidate>, Vec<Option<f32>>) =
         candidates.into_iter().unzip();
@@ -218,11 +239,12 @@ pub fn search(
             }
         })
         .collect();
-    let read_chunk = |searcher: &Searcher, address: DocAddress| -> Option<Found> {
-        let read = self::candidates(searcher, fields, &corpus, &[address]).ok()?;
+    let read_chunk = |part: usize, address: DocAddress| -> Option<Found> {
+        let part = parts.get(part)?;
+        let read = self::candidates(part.searcher, fields, &corpus, &[address]).ok()?;
         let candidate = read.first()?;
         Some(Found {
-            path: candidate.path.clone(),
+            path: format!("{}{}", part.prefix, candidate.path),
             start_line: candidate.start_line as usize + 1,
             end_line: candidate.end_line as usize,
             score: 0.0,
@@ -231,20 +253,14 @@ pub fn search(
             similarity: None,
         })
     };
-    let found = match (semantic, &vectors) {
-        (Some(semantic), Some(vectors)) => {
-            let layer = layer
-                .as_ref()
-                .zip(layer_vectors.as_ref())
-                .map(|(layer, vectors)| (layer.searcher, vectors, layer.hidden));
-            semantic.place(
-                found,
-                fields,
-                (searcher, vectors),
-                layer,
-                &read_chunk,
-                limit,
-            )
+    let with_vectors: Option<Vec<(&Part, &Vectors)>> = parts
+        .iter()
+        .zip(&vectors)
+        .map(|(part, vectors)| vectors.as_ref().map(|vectors| (part, vectors)))
+        .collect();
+    let found = match (semantic, with_vectors) {
+        (Some(semantic), Some(with_vectors)) => {
+            semantic.place(found, fields, parts, &with_vectors, &read_chunk, limit)
         }
         _ => found,
     };
@@ -253,7 +269,8 @@ pub fn search(
     }
     // A voted file the candidates missed enters with its chunk that best matches the
     // question (or its first, when none does).
-    let chunk_of = |path: &str| -> Option<Found> {
+    let chunk_of = |shown: &str| -> Option<Found> {
+        let (part, path) = owner(parts, shown)?;
         let in_file = TermQuery::new(
             Term::from_field_text(fields.path, path),
             IndexRecordOption::Basic,
@@ -267,14 +284,15 @@ pub fn search(
             (Occur::Must, Box::new(chunks)),
             (Occur::Should, Box::new(query.clone())),
         ]);
-        let top = searcher
+        let top = parts[part]
+            .searcher
             .search(
                 &best,
                 &tantivy::collector::TopDocs::with_limit(1).order_by_score(),
             )
             .ok()?;
         let address = top.first()?.1;
-        read_chunk(searcher, address)
+        read_chunk(part, address)
     };
     let mut fused = past_changes::fuse(found, &past.voted, past.fusion, &chunk_of);
     fused.truncate(limit);

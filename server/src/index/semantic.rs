@@ -18,7 +18,7 @@ use tantivy::{DocAddress, DocSet, Searcher, SegmentReader, Term, TERMINATED};
 
 use super::file_kind::FileKind;
 use super::schema::{Fields, KIND_FILE};
-use super::search::Found;
+use super::search::{owner, Found, Part};
 use super::tokenize::for_each_term;
 use crate::embed::{self, Packed, Tower, MAX_DIM, WORDS};
 
@@ -91,36 +91,37 @@ impl Semantic {
 
 impl Semantic {
     /// `found` (the lexical ranking, best first) placed again with the model: fused with
-    /// the files closest to the question in the index (`main`) and in the editor's layer
-    /// over it (whose `hidden` paths it replaces), the closest chunk of each file the
-    /// lexical ranking missed read by `read_chunk`; at most `limit`.
+    /// the files closest to the question in every part searched (each root's index and
+    /// the layer over it, which replaces its root's `hidden` paths), the closest chunk of
+    /// each file the lexical ranking missed read by `read_chunk` (a part's number and an
+    /// address); at most `limit`.
     pub fn place(
         &self,
         found: Vec<Found>,
         fields: &Fields,
-        main: (&Searcher, &Vectors<'_>),
-        layer: Option<(&Searcher, &Vectors<'_>, &FxHashSet<String>)>,
-        read_chunk: &dyn Fn(&Searcher, DocAddress) -> Option<Found>,
+        parts: &[Part<'_>],
+        with_vectors: &[(&Part<'_>, &Vectors<'_>)],
+        read_chunk: &dyn Fn(usize, DocAddress) -> Option<Found>,
         limit: usize,
     ) -> Vec<Found> {
         let empty = FxHashSet::default();
-        let hidden = layer.map_or(&empty, |(_, _, hidden)| hidden);
-        let mut closest = main
-            .1
-            .closest_files(fields, &self.query, self.fusion.files, hidden);
-        if let Some((_, vectors, _)) = layer {
-            closest.extend(vectors.closest_files(fields, &self.query, self.fusion.files, &empty));
-            closest.sort_by(|a, b| b.1.total_cmp(&a.1));
-            closest.truncate(self.fusion.files);
+        let mut closest: Vec<(String, f32)> = Vec::new();
+        for (part, vectors) in with_vectors {
+            let hidden = part.hidden.unwrap_or(&empty);
+            let files = vectors.closest_files(fields, &self.query, self.fusion.files, hidden);
+            closest.extend(
+                files
+                    .into_iter()
+                    .map(|(path, score)| (format!("{}{path}", part.prefix), score)),
+            );
         }
-        let chunk_of = |path: &str| -> Option<Found> {
-            // A path the layer replaces is read from the layer.
-            let (searcher, vectors) = match layer {
-                Some((searcher, vectors, hidden)) if hidden.contains(path) => (searcher, vectors),
-                _ => main,
-            };
+        closest.sort_by(|a, b| b.1.total_cmp(&a.1));
+        closest.truncate(self.fusion.files);
+        let chunk_of = |shown: &str| -> Option<Found> {
+            let (part, path) = owner(parts, shown)?;
+            let (_, vectors) = with_vectors.get(part)?;
             let (address, cosine) = vectors.closest_chunk(fields, path, &self.query)?;
-            let mut found = read_chunk(searcher, address)?;
+            let mut found = read_chunk(part, address)?;
             found.similarity = Some(cosine);
             Some(found)
         };

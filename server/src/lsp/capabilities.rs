@@ -2,8 +2,9 @@
 
 use tower_lsp_server::lsp_types::{
     ClientCapabilities, CodeActionKind, CodeActionOptions, CodeActionProviderCapability,
-    ExecuteCommandOptions, PositionEncodingKind, ServerCapabilities, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, WorkDoneProgressOptions,
+    ExecuteCommandOptions, OneOf, PositionEncodingKind, ServerCapabilities,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    WorkDoneProgressOptions, WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
 };
 
 use super::convert::EditSupport;
@@ -79,6 +80,14 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
                 .map(String::from)
                 .to_vec(),
             work_done_progress_options: WorkDoneProgressOptions::default(),
+        }),
+        // Every folder is a root, and folders added or removed while we run follow.
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: None,
         }),
         ..ServerCapabilities::default()
     }

@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::lsp_types::{
     CodeActionParams, CodeActionResponse, DidChangeConfigurationParams,
-    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, ExecuteCommandParams, InitializeParams, InitializeResult,
-    InitializedParams, LSPAny,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidChangeWorkspaceFoldersParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, ExecuteCommandParams, InitializeParams,
+    InitializeResult, InitializedParams, LSPAny,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
@@ -97,6 +97,10 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         handlers::text_sync::did_change_watched_files(self, params);
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        handlers::workspace_folders::did_change_workspace_folders(self, params).await;
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {

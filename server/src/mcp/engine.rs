@@ -1,11 +1,13 @@
 //! The workspace an MCP session works in and its index: the one place `mcp/` opens,
-//! refreshes and waits for a `RetrievalIndex` (so moving to a shared index per root is a
+//! refreshes and waits for a `WorkspaceIndex` (so moving to a shared index per root is a
 //! change here only).
 //!
-//! The root is `--workspace`, else the client's first root (`roots/list`, asked after
-//! `initialized` and again on `notifications/roots/list_changed`), else the current
-//! directory. Its index is the persistent one under `COPILOT_LS_CACHE_DIR`, brought up to
-//! date in the background as soon as the root is known. The tools that answer from it
+//! The roots are each `--workspace`, else every `file://` root of the client's
+//! (`roots/list`, asked after `initialized` and again on
+//! `notifications/roots/list_changed`), else the current directory. Each root's index is
+//! the persistent one under `COPILOT_LS_CACHE_DIR`, searched as one over every root
+//! (`index::WorkspaceIndex`), brought up to date in the background as soon as the roots
+//! are known; a root that stays when the roots change keeps its index. The tools that answer from it
 //! wait for that first build (reporting progress); a call made a while after the last
 //! refresh starts another one in the background, because the client (a coding agent)
 //! edits files and no editor tells us which.
@@ -17,7 +19,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::index::{cache_dir_from_env, Bounds, Location, Progress, RetrievalIndex};
+use crate::index::{
+    cache_dir_from_env, Bounds, Location, Progress, RetrievalIndex, WorkspaceIndex,
+};
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
 
@@ -51,10 +55,10 @@ pub enum Coverage {
     Cancelled,
 }
 
-/// One workspace root and its index.
+/// The workspace (one root or several) and its index.
 pub struct Root {
     pub workspace: Workspace,
-    pub index: RetrievalIndex,
+    pub index: WorkspaceIndex,
     building: watch::Sender<Building>,
     last_refresh: Mutex<Option<Instant>>,
     /// What a build had to say (a truncated workspace, an index kept in memory), for
@@ -63,11 +67,19 @@ pub struct Root {
 }
 
 impl Root {
-    /// Opens `path`'s sandbox and index and starts bringing the index up to date.
-    pub fn open(path: &Path) -> std::io::Result<Arc<Root>> {
-        let sandbox = Sandbox::new(path)?;
+    /// Opens the sandbox over `paths` and each root's index, and starts bringing them
+    /// up to date.
+    pub fn open(paths: &[PathBuf]) -> std::io::Result<Arc<Root>> {
+        let sandbox = Sandbox::with_roots(paths)?;
         let workspace = Workspace::new(sandbox, Arc::new(NoDocuments));
-        let index = RetrievalIndex::shared(workspace.clone(), cache_dir_from_env().as_deref());
+        let cache = cache_dir_from_env();
+        let indexes = (0..workspace.sandbox.roots().len())
+            .map(|i| {
+                let index = RetrievalIndex::shared(workspace.only(i), cache.as_deref());
+                (workspace.sandbox.prefix(i), index)
+            })
+            .collect();
+        let index = WorkspaceIndex::of_roots(indexes);
         let root = Arc::new(Root {
             workspace,
             index,
@@ -75,15 +87,23 @@ impl Root {
             last_refresh: Mutex::new(None),
             notes: Mutex::new(Vec::new()),
         });
-        if let Location::Memory(reason) = root.index.location() {
-            root.note(format!("the index is kept in memory: {reason}"));
+        for index in root.index.roots() {
+            if let Location::Memory(reason) = index.location() {
+                root.note(format!("the index is kept in memory: {reason}"));
+            }
         }
         root.start_refresh();
         Ok(root)
     }
 
-    pub fn path(&self) -> &Path {
-        self.workspace.root()
+    /// The roots' directories, in order.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.workspace
+            .sandbox
+            .root_paths()
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect()
     }
 
     /// Starts a refresh on a thread of its own unless one is running.
@@ -101,27 +121,41 @@ impl Root {
         std::thread::spawn(move || {
             let began = Instant::now();
             // Progress only grows: the definitions of a cold build's second phase
-            // count on after its files.
+            // count on after its files, and each root's after the roots' before it.
             let files = std::sync::atomic::AtomicUsize::new(0);
-            let report = root
-                .index
-                .refresh_or_fall_back(Bounds::from_env(), &|progress| match progress {
-                    Progress::Files { done, total } => {
-                        files.store(total, std::sync::atomic::Ordering::Relaxed);
-                        root.building.send_modify(|b| {
-                            b.done = done;
-                            b.total = total;
-                        });
-                    }
-                    Progress::Definitions { done, total } => {
-                        let files = files.load(std::sync::atomic::Ordering::Relaxed);
-                        root.building.send_modify(|b| {
-                            b.done = files + done;
-                            b.total = files + total;
-                        });
-                    }
-                    Progress::Truncated(why) => root.note(why),
-                });
+            let before = std::sync::atomic::AtomicUsize::new(0);
+            let mut report = crate::index::RefreshReport::default();
+            for index in root.index.roots() {
+                let done_before = before.load(std::sync::atomic::Ordering::Relaxed);
+                let read =
+                    index.refresh_or_fall_back(Bounds::from_env(), &|progress| match progress {
+                        Progress::Files { done, total } => {
+                            files.store(total, std::sync::atomic::Ordering::Relaxed);
+                            root.building.send_modify(|b| {
+                                b.done = done_before + done;
+                                b.total = done_before + total;
+                            });
+                        }
+                        Progress::Definitions { done, total } => {
+                            let files = files.load(std::sync::atomic::Ordering::Relaxed);
+                            before.store(
+                                done_before + files + total,
+                                std::sync::atomic::Ordering::Relaxed,
+                            );
+                            root.building.send_modify(|b| {
+                                b.done = done_before + files + done;
+                                b.total = done_before + files + total;
+                            });
+                        }
+                        Progress::Truncated(why) => root.note(why),
+                    });
+                let counted = before.load(std::sync::atomic::Ordering::Relaxed);
+                before.store(
+                    counted.max(done_before + files.load(std::sync::atomic::Ordering::Relaxed)),
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+                report.files_read += read.files_read;
+            }
             if let Some(fault) = root.index.fault() {
                 root.note(format!("the index is kept in memory only: {fault}"));
             }
@@ -138,7 +172,9 @@ impl Root {
             });
             // After the files: a tool waiting for the index never waits for the history
             // (`git_log` reads it itself when it is not there yet).
-            root.index.history().refresh();
+            for index in root.index.roots() {
+                index.history().refresh();
+            }
         });
     }
 
@@ -190,10 +226,10 @@ impl Root {
     }
 }
 
-/// Which root the session works in, as far as it is known.
+/// Which roots the session works in, as far as they are known.
 pub struct Engine {
-    /// `--workspace`: fixed, roots are not asked for.
-    fixed: Option<PathBuf>,
+    /// Each `--workspace`: fixed, roots are not asked for (empty: ask the client).
+    fixed: Vec<PathBuf>,
     root: watch::Sender<Option<Arc<Root>>>,
     /// Set while a `roots/list` is on its way.
     asking_roots: Mutex<bool>,
@@ -203,7 +239,7 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(fixed: Option<PathBuf>) -> Engine {
+    pub fn new(fixed: Vec<PathBuf>) -> Engine {
         Engine {
             fixed,
             root: watch::Sender::new(None),
@@ -238,13 +274,14 @@ impl Engine {
     }
 
     pub fn is_fixed(&self) -> bool {
-        self.fixed.is_some()
+        !self.fixed.is_empty()
     }
 
-    /// Opens the `--workspace` root at once, so its index builds while the client starts.
+    /// Opens the `--workspace` roots at once, so their indexes build while the client
+    /// starts.
     pub async fn open_fixed(&self) -> std::io::Result<()> {
-        if let Some(path) = self.fixed.clone() {
-            let root = open_blocking(path).await?;
+        if self.is_fixed() {
+            let root = open_blocking(self.fixed.clone()).await?;
             self.root.send_replace(Some(root));
         }
         Ok(())
@@ -255,31 +292,51 @@ impl Engine {
         *lock(&self.asking_roots) = true;
     }
 
-    /// The client's roots arrived (or the request failed: `None`): the first `file://`
-    /// root becomes the workspace, unless it is the current one already.
-    pub async fn roots_answered(&self, first: Option<PathBuf>) {
-        let current = self.root.borrow().as_ref().map(|r| r.path().to_path_buf());
-        let wanted = match first {
-            Some(path) => std::fs::canonicalize(&path).unwrap_or(path),
-            None if current.is_some() => {
+    /// The client's roots arrived (or the request failed: `None`): its `file://` roots
+    /// become the workspace (those that are not directories are left out, said in the
+    /// log), unless they are the current ones already.
+    pub async fn roots_answered(&self, listed: Option<Vec<PathBuf>>) {
+        let current = self.root.borrow().as_ref().map(|r| r.paths());
+        let wanted: Vec<PathBuf> = match listed {
+            Some(paths) if !paths.is_empty() => paths
+                .into_iter()
+                .filter_map(|path| match Sandbox::new(&path) {
+                    Ok(sandbox) => Some(sandbox.root().to_path_buf()),
+                    Err(error) => {
+                        tracing::warn!("cannot use {} as a root: {error}", path.display());
+                        None
+                    }
+                })
+                .collect(),
+            _ if current.is_some() => {
                 *lock(&self.asking_roots) = false;
                 return;
             }
-            None => current_dir(),
+            _ => vec![current_dir()],
         };
-        if current.as_deref() != Some(wanted.as_path()) {
+        let unchanged = wanted.is_empty()
+            || current.as_ref().is_some_and(|current| {
+                crate::workspace::roots::named(&wanted)
+                    .into_iter()
+                    .map(|root| root.path)
+                    .eq(current.iter().cloned())
+            });
+        if !unchanged {
             match open_blocking(wanted.clone()).await {
                 Ok(root) => {
-                    tracing::info!("workspace: {}", root.path().display());
+                    let shown: Vec<String> = root
+                        .paths()
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect();
+                    tracing::info!("workspace: {}", shown.join(", "));
                     self.root.send_replace(Some(root));
                 }
-                Err(error) => {
-                    tracing::warn!("cannot use {} as the workspace: {error}", wanted.display())
-                }
+                Err(error) => tracing::warn!("cannot use these roots as the workspace: {error}"),
             }
         }
         *lock(&self.asking_roots) = false;
-        // Wake tool calls waiting for an answer even when the root did not change.
+        // Wake tool calls waiting for an answer even when the roots did not change.
         self.root.send_modify(|_| {});
     }
 
@@ -310,10 +367,14 @@ impl Engine {
                 return Ok(root);
             }
         }
-        let path = self.fixed.clone().unwrap_or_else(current_dir);
-        let root = open_blocking(path.clone())
-            .await
-            .map_err(|error| format!("cannot use {} as the workspace: {error}", path.display()))?;
+        let paths = match self.is_fixed() {
+            true => self.fixed.clone(),
+            false => vec![current_dir()],
+        };
+        let root = open_blocking(paths.clone()).await.map_err(|error| {
+            let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            format!("cannot use {} as the workspace: {error}", shown.join(", "))
+        })?;
         // Another call may have opened it meanwhile: keep the first.
         let mut kept = root.clone();
         self.root.send_if_modified(|current| match current {
@@ -330,8 +391,8 @@ impl Engine {
     }
 }
 
-async fn open_blocking(path: PathBuf) -> std::io::Result<Arc<Root>> {
-    tokio::task::spawn_blocking(move || Root::open(&path))
+async fn open_blocking(paths: Vec<PathBuf>) -> std::io::Result<Arc<Root>> {
+    tokio::task::spawn_blocking(move || Root::open(&paths))
         .await
         .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
 }

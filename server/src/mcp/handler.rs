@@ -41,7 +41,7 @@ pub struct Server {
 }
 
 impl Server {
-    fn new(workspace: Option<PathBuf>) -> Server {
+    fn new(workspace: Vec<PathBuf>) -> Server {
         Server {
             engine: Arc::new(Engine::new(workspace)),
             log_level: Mutex::new(LoggingLevel::Warning),
@@ -68,7 +68,7 @@ impl Server {
         });
     }
 
-    /// Asks the client for its roots; the first becomes the workspace.
+    /// Asks the client for its roots; every one is a root of the workspace.
     fn ask_roots(&self, peer: &Peer<RoleServer>) {
         let wants_roots = peer
             .peer_info()
@@ -79,17 +79,20 @@ impl Server {
         self.engine.asking_roots();
         let (engine, peer) = (self.engine.clone(), peer.clone());
         tokio::spawn(async move {
-            let first = match peer.list_roots().await {
-                Ok(listed) => listed
-                    .roots
-                    .iter()
-                    .find_map(|root| path_from_file_uri(&root.uri)),
+            let listed = match peer.list_roots().await {
+                Ok(listed) => Some(
+                    listed
+                        .roots
+                        .iter()
+                        .filter_map(|root| path_from_file_uri(&root.uri))
+                        .collect(),
+                ),
                 Err(error) => {
                     tracing::warn!("roots/list failed: {error}");
                     None
                 }
             };
-            engine.roots_answered(first).await;
+            engine.roots_answered(listed).await;
         });
     }
 }
@@ -223,7 +226,7 @@ impl ServerHandler for Server {
 
 /// Serves MCP on `input`/`output` until the input closes.
 pub async fn serve(
-    workspace: Option<PathBuf>,
+    workspace: Vec<PathBuf>,
     input: impl AsyncRead + Send + Unpin + 'static,
     output: impl AsyncWrite + Send + Unpin + 'static,
 ) -> anyhow::Result<()> {

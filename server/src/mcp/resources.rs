@@ -13,7 +13,10 @@ use crate::workspace::Workspace;
 const INSTRUCTION_FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"];
 
 fn uri_of(workspace: &Workspace, relative: &str) -> String {
-    let absolute = workspace.root().join(relative);
+    let absolute = workspace
+        .sandbox
+        .join_shown(relative)
+        .unwrap_or_else(|| workspace.root().join(relative));
     let mut uri = String::from("file://");
     for part in absolute
         .to_string_lossy()
@@ -39,15 +42,23 @@ fn percent_encode(part: &str) -> String {
     out
 }
 
+/// The instruction files' names as shown: each root's (under its name, with several).
+fn shown_names(workspace: &Workspace) -> Vec<String> {
+    let sandbox = &workspace.sandbox;
+    (0..sandbox.roots().len())
+        .flat_map(|i| INSTRUCTION_FILES.map(|name| format!("{}{name}", sandbox.prefix(i))))
+        .collect()
+}
+
 /// The instruction files the workspace has.
 pub fn list(workspace: &Workspace) -> Vec<Resource> {
-    INSTRUCTION_FILES
-        .iter()
+    shown_names(workspace)
+        .into_iter()
         .filter_map(|relative| {
-            let resolved = workspace.sandbox.resolve(relative).ok()?;
+            let resolved = workspace.sandbox.resolve(&relative).ok()?;
             let metadata = std::fs::metadata(&resolved.absolute).ok()?;
             metadata.is_file().then(|| {
-                Resource::new(uri_of(workspace, relative), *relative)
+                Resource::new(uri_of(workspace, &relative), relative.clone())
                     .with_title(format!("Project instructions ({relative})"))
                     .with_description(
                         "The project's instructions for coding agents, from the workspace root.",
@@ -65,7 +76,7 @@ pub fn read(workspace: &Workspace, uri: &str) -> Option<ResourceContents> {
     let relative = workspace
         .sandbox
         .relative(&std::fs::canonicalize(&path).ok()?)?;
-    if !INSTRUCTION_FILES.contains(&relative.as_str()) {
+    if !shown_names(workspace).contains(&relative) {
         return None;
     }
     let resolved = workspace.sandbox.resolve(&relative).ok()?;

@@ -17,9 +17,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{self, AgentOutcome, AskOptions};
 use crate::index as workspace_index;
-use crate::providers::{AssistantTurn, Message, ToolCall, ToolResult};
+use crate::providers::Message;
 use crate::text::prefix_within;
 use crate::tools;
+
+mod stored;
+use self::stored::{read_file, write_file, StoredFile, StoredMessage};
 
 /// Conversations kept per workspace: the most recent ones.
 pub const MAX_CONVERSATIONS: usize = 200;
@@ -77,6 +80,9 @@ pub struct Conversation {
     /// What the user chose in the session's menus (`mode` → `ask`, `model` → …), so a
     /// loaded session goes on as it was left.
     pub choices: BTreeMap<String, String>,
+    /// The session's roots beside `cwd` (ACP's `additionalDirectories`), restored when
+    /// it is loaded.
+    pub additional_directories: Vec<PathBuf>,
 }
 
 /// What `session/list` shows of a conversation.
@@ -86,6 +92,8 @@ pub struct ConversationSummary {
     pub cwd: PathBuf,
     pub title: String,
     pub updated: u64,
+    /// Its roots beside `cwd`.
+    pub additional_directories: Vec<PathBuf>,
 }
 
 /// A conversation id that can name a file: what we hand out (hex) and what LSP clients
@@ -177,6 +185,7 @@ impl ConversationStore {
                     cwd: file.cwd,
                     title: file.title,
                     updated: file.updated,
+                    additional_directories: file.additional_directories,
                 });
             }
         }
@@ -208,10 +217,30 @@ impl ConversationStore {
             history: Vec::new(),
             transcript: Vec::new(),
             choices: BTreeMap::new(),
+            additional_directories: Vec::new(),
         };
         match write_file(&directory, &path, &file) {
             Ok(()) => prune(&directory, now),
             Err(error) => tracing::warn!(path = %path.display(), %error, "cannot keep the session"),
+        }
+    }
+
+    /// Keeps the roots beside `cwd` of conversation `id` (only of one already kept); a
+    /// failure is logged.
+    pub fn keep_directories(&self, root: &Path, id: &str, directories: &[PathBuf]) {
+        let Some(directory) = self.directory(root).filter(|_| is_storable_id(id)) else {
+            return;
+        };
+        let path = directory.join(format!("{id}.json"));
+        let Some(mut file) = read_file(&path) else {
+            return;
+        };
+        if file.additional_directories == directories {
+            return;
+        }
+        file.additional_directories = directories.to_vec();
+        if let Err(error) = write_file(&directory, &path, &file) {
+            tracing::warn!(path = %path.display(), %error, "cannot keep the session's folders");
         }
     }
 
@@ -293,6 +322,7 @@ impl ConversationStore {
             history: Vec::new(),
             transcript: Vec::new(),
             choices: BTreeMap::new(),
+            additional_directories: Vec::new(),
         });
         file.updated = now;
         if file.title.is_empty() {
@@ -326,27 +356,6 @@ fn inside(path: &Path, root: &Path) -> bool {
         resolved.push(name);
     }
     resolved.starts_with(root)
-}
-
-fn read_file(path: &Path) -> Option<StoredFile> {
-    let text = std::fs::read(path).ok()?;
-    match serde_json::from_slice::<StoredFile>(&text) {
-        Ok(file) if file.format == FORMAT => Some(file),
-        Ok(_) => None,
-        Err(error) => {
-            tracing::debug!(path = %path.display(), %error, "conversation file skipped");
-            None
-        }
-    }
-}
-
-fn write_file(directory: &Path, path: &Path, file: &StoredFile) -> std::io::Result<()> {
-    std::fs::create_dir_all(directory)?;
-    let text = serde_json::to_vec(file).map_err(std::io::Error::other)?;
-    // Written whole, then renamed over: a reader never sees half a file.
-    let temporary = directory.join(format!(".{}.{}.tmp", file.id, std::process::id()));
-    std::fs::write(&temporary, text)?;
-    std::fs::rename(&temporary, path)
 }
 
 /// Keeps the most recent `MAX_CONVERSATIONS` files, none older than `MAX_AGE` (by
@@ -466,128 +475,6 @@ pub fn rfc3339(seconds: u64) -> String {
         rest % 3600 / 60,
         rest % 60
     )
-}
-
-// The on-disk shape: serde types at this edge only.
-
-#[derive(Serialize, Deserialize)]
-struct StoredFile {
-    format: u32,
-    id: String,
-    cwd: PathBuf,
-    title: String,
-    created: u64,
-    updated: u64,
-    history: Vec<StoredMessage>,
-    transcript: Vec<TranscriptEntry>,
-    /// Absent in files kept before the menus were.
-    #[serde(default)]
-    choices: BTreeMap<String, String>,
-}
-
-impl StoredFile {
-    fn into_conversation(self) -> Conversation {
-        Conversation {
-            id: self.id,
-            cwd: self.cwd,
-            title: self.title,
-            updated: self.updated,
-            history: self.history.into_iter().map(Message::from).collect(),
-            transcript: self.transcript,
-            choices: self.choices,
-        }
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "role", rename_all = "snake_case")]
-enum StoredMessage {
-    User {
-        text: String,
-    },
-    Assistant {
-        text: String,
-        tool_calls: Vec<StoredCall>,
-    },
-    ToolResults {
-        results: Vec<StoredResult>,
-    },
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredCall {
-    id: String,
-    name: String,
-    arguments: String,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StoredResult {
-    call_id: String,
-    name: String,
-    content: String,
-    is_error: bool,
-}
-
-impl From<&Message> for StoredMessage {
-    fn from(message: &Message) -> StoredMessage {
-        match message {
-            Message::User(text) => StoredMessage::User { text: text.clone() },
-            Message::Assistant(turn) => StoredMessage::Assistant {
-                text: turn.text.clone(),
-                tool_calls: turn
-                    .tool_calls
-                    .iter()
-                    .map(|c| StoredCall {
-                        id: c.id.clone(),
-                        name: c.name.clone(),
-                        arguments: c.arguments.clone(),
-                    })
-                    .collect(),
-            },
-            Message::ToolResults(results) => StoredMessage::ToolResults {
-                results: results
-                    .iter()
-                    .map(|r| StoredResult {
-                        call_id: r.call_id.clone(),
-                        name: r.name.clone(),
-                        content: r.content.clone(),
-                        is_error: r.is_error,
-                    })
-                    .collect(),
-            },
-        }
-    }
-}
-
-impl From<StoredMessage> for Message {
-    fn from(message: StoredMessage) -> Message {
-        match message {
-            StoredMessage::User { text } => Message::User(text),
-            StoredMessage::Assistant { text, tool_calls } => Message::Assistant(AssistantTurn {
-                text,
-                tool_calls: tool_calls
-                    .into_iter()
-                    .map(|c| ToolCall {
-                        id: c.id,
-                        name: c.name,
-                        arguments: c.arguments,
-                    })
-                    .collect(),
-            }),
-            StoredMessage::ToolResults { results } => Message::ToolResults(
-                results
-                    .into_iter()
-                    .map(|r| ToolResult {
-                        call_id: r.call_id,
-                        name: r.name,
-                        content: r.content,
-                        is_error: r.is_error,
-                    })
-                    .collect(),
-            ),
-        }
-    }
 }
 
 #[cfg(test)]

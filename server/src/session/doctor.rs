@@ -15,7 +15,7 @@ use super::settings::{
     DEFAULT_OPENAI_URL,
 };
 use crate::agent::instructions;
-use crate::index::RetrievalIndex;
+use crate::index::WorkspaceIndex;
 use crate::providers;
 use crate::workspace::Workspace;
 
@@ -73,7 +73,7 @@ pub async fn run(
     (settings, problems): (&Settings, &[String]),
     sources: &Sources<'_>,
     workspace: Option<&Workspace>,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
     cache: Option<&Path>,
 ) -> Vec<Check> {
     let env: Env = sources.env;
@@ -260,7 +260,7 @@ fn cache_check(cache: Option<&Path>) -> Check {
     }
 }
 
-fn workspace_checks(workspace: Option<&Workspace>, index: Option<&RetrievalIndex>) -> Vec<Check> {
+fn workspace_checks(workspace: Option<&Workspace>, index: Option<&WorkspaceIndex>) -> Vec<Check> {
     let Some(workspace) = workspace else {
         return vec![check(
             "workspace",
@@ -268,40 +268,17 @@ fn workspace_checks(workspace: Option<&Workspace>, index: Option<&RetrievalIndex
             "no workspace folder is open: asks need one",
         )];
     };
-    let root = workspace.root().display().to_string();
-    let index_check = match index {
-        None => check(
+    let mut checks = match index {
+        None => vec![check(
             "index",
             Status::Warn,
-            format!("{root} is not indexed (not a project folder): every ask searches the files on demand"),
-        ),
-        Some(index) => {
-            let coverage = index.coverage();
-            let files = index.file_count();
-            let history = index.history().state();
-            let history = match history.reason {
-                None if history.commits == 0 && !history.complete => "its history not read yet".to_string(),
-                None => format!("{} commits of history", history.commits),
-                Some(reason) => format!("{} commits of history ({})", history.commits, reason.as_str()),
-            };
-            if files == 0 {
-                check(
-                    "index",
-                    Status::Ok,
-                    format!("{root}: not built yet; the first ask builds it (a few seconds for a few thousand files); {history}"),
-                )
-            } else {
-                // A refresh running in this process has files still to read; an index
-                // only opened (the command line's doctor) reports what is on disk.
-                let building = !coverage.complete && coverage.files_indexed < coverage.files_total;
-                let state = if building { ", being brought up to date" } else { "" };
-                check(
-                    "index",
-                    Status::Ok,
-                    format!("{root}: {files} files indexed{state}; {history}"),
-                )
-            }
-        }
+            format!(
+                "{} is not indexed (not a project folder): every ask searches the files on demand",
+                workspace.root().display()
+            ),
+        )],
+        // One check per root: each has an index of its own.
+        Some(index) => index.roots().map(root_index_check).collect(),
     };
     let found = instructions::load(workspace).files;
     let instructions = if found.is_empty() {
@@ -316,7 +293,46 @@ fn workspace_checks(workspace: Option<&Workspace>, index: Option<&RetrievalIndex
     } else {
         check("instructions", Status::Ok, found.join(", "))
     };
-    vec![index_check, instructions]
+    checks.push(instructions);
+    checks
+}
+
+/// The `index` check of one root's index.
+fn root_index_check(index: &crate::index::RetrievalIndex) -> Check {
+    let root = index.root().display().to_string();
+    let coverage = index.coverage();
+    let files = index.file_count();
+    let history = index.history().state();
+    let history = match history.reason {
+        None if history.commits == 0 && !history.complete => "its history not read yet".to_string(),
+        None => format!("{} commits of history", history.commits),
+        Some(reason) => format!(
+            "{} commits of history ({})",
+            history.commits,
+            reason.as_str()
+        ),
+    };
+    if files == 0 {
+        check(
+                    "index",
+                    Status::Ok,
+                    format!("{root}: not built yet; the first ask builds it (a few seconds for a few thousand files); {history}"),
+                )
+    } else {
+        // A refresh running in this process has files still to read; an index
+        // only opened (the command line's doctor) reports what is on disk.
+        let building = !coverage.complete && coverage.files_indexed < coverage.files_total;
+        let state = if building {
+            ", being brought up to date"
+        } else {
+            ""
+        };
+        check(
+            "index",
+            Status::Ok,
+            format!("{root}: {files} files indexed{state}; {history}"),
+        )
+    }
 }
 
 /// The checks as the command line prints them: `ok    provider: openai (…)`.

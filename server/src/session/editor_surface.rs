@@ -160,6 +160,15 @@ impl EditorSurface {
         self.published.drain().collect()
     }
 
+    /// Forgets the citations and edits in files below `root` (a workspace folder the
+    /// editor closed); the next publish clears their diagnostics.
+    pub fn forget_under(&mut self, root: &std::path::Path) {
+        self.citations
+            .retain(|record| !record.citation.absolute.starts_with(root));
+        self.edits
+            .retain(|record| !record.edit.absolute.starts_with(root));
+    }
+
     pub fn has_edits_for(&self, uri: &str) -> bool {
         self.edits
             .iter()

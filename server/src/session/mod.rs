@@ -33,7 +33,7 @@ use retrieval::RetrievalState;
 use crate::agent::{
     self, Agent, AgentOutcome, AgentSettings, AskInput, AskOptions, Focus, IndexState,
 };
-use crate::index::{self as workspace_index, RetrievalIndex};
+use crate::index::{self as workspace_index, WorkspaceIndex};
 use crate::providers::{self, ChatModel, Message, ProviderConfig, ProviderError};
 use crate::text::{self, PositionEncoding, Span};
 use crate::workspace::sandbox::Sandbox;
@@ -153,7 +153,14 @@ impl Session {
 
     /// Sets the workspace root (canonicalized once, by the sandbox).
     pub fn set_root(&self, root: &std::path::Path) -> std::io::Result<()> {
-        self.set_root_with_documents(root, self.documents.clone())
+        self.set_roots(&[root.to_path_buf()])
+    }
+
+    /// Sets the workspace's roots, in the editor's order (docs/protocol.md section 10,
+    /// "Several roots"): the indexes of roots that stay are kept, those of roots gone
+    /// are let go at the next use.
+    pub fn set_roots(&self, roots: &[std::path::PathBuf]) -> std::io::Result<()> {
+        self.set_roots_with_documents(roots, self.documents.clone())
     }
 
     /// Sets the workspace root with the tools reading open documents from `documents`
@@ -163,10 +170,19 @@ impl Session {
         root: &std::path::Path,
         documents: Arc<dyn OpenDocuments>,
     ) -> std::io::Result<()> {
-        let sandbox = Sandbox::new(root)?;
+        self.set_roots_with_documents(&[root.to_path_buf()], documents)
+    }
+
+    /// `set_roots` with the documents read from `documents`.
+    pub fn set_roots_with_documents(
+        &self,
+        roots: &[std::path::PathBuf],
+        documents: Arc<dyn OpenDocuments>,
+    ) -> std::io::Result<()> {
+        let sandbox = Sandbox::with_roots(roots)?;
         let workspace = Workspace::new(sandbox, documents);
         *write(&self.workspace) = Some(workspace);
-        *lock(&self.retrieval) = RetrievalState::default();
+        lock(&self.retrieval).roots_changed();
         Ok(())
     }
 
@@ -210,7 +226,7 @@ impl Session {
 
     /// The workspace index, once an ask or the warm-up opened it (for answers that come
     /// straight from it, like ACP's slash commands).
-    pub fn index(&self) -> Option<RetrievalIndex> {
+    pub fn index(&self) -> Option<WorkspaceIndex> {
         lock(&self.retrieval).index.clone()
     }
 
@@ -416,6 +432,18 @@ impl Session {
             }
         }
         Some(focus)
+    }
+
+    /// The workspace's roots, in order (empty before `initialize` set them).
+    pub fn roots(&self) -> Vec<std::path::PathBuf> {
+        self.workspace()
+            .map(|w| w.sandbox.roots().iter().map(|r| r.path.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Forgets what the last answer showed in files below `root` (a folder closed).
+    pub fn forget_under(&self, root: &std::path::Path) {
+        lock(&self.surface).forget_under(root);
     }
 
     /// Forgets the last answer's citations and edits; returns URIs to clear.

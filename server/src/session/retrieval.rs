@@ -1,16 +1,18 @@
-//! The session's side of the workspace index: opened on first use (shared with every
-//! session of the process on the same root), refreshed in the background, brought up
-//! to date with the editor's open documents and the files changed on disk before each
-//! search, and the index's faults told once.
+//! The session's side of the workspace index: one index per root, opened on first use
+//! (shared with every session of the process on the same root) and searched as one
+//! (`index::WorkspaceIndex`), refreshed in the background, brought up to date with the
+//! editor's open documents and the files changed on disk before each search, and the
+//! index's faults told once. A change of roots keeps the indexes of the roots that stay.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{lock, Document, IndexEvent, IndexEvents, Session};
 use crate::agent::IndexState;
-use crate::index::{self as workspace_index, Change, RetrievalHit, RetrievalIndex};
+use crate::index::{self as workspace_index, Change, RetrievalHit, RetrievalIndex, WorkspaceIndex};
 use crate::workspace::project_root;
 use crate::workspace::Workspace;
 
@@ -26,12 +28,26 @@ const INDEX_WAIT: Duration = Duration::from_secs(2);
 /// The workspace index and the document versions it has seen, opened on first use.
 #[derive(Default)]
 pub(super) struct RetrievalState {
-    pub(super) index: Option<RetrievalIndex>,
-    /// Set when the root is not a project (`/`, a home directory): why it is not
-    /// indexed. Then there is no index, and the tools read and search on demand.
+    pub(super) index: Option<WorkspaceIndex>,
+    /// Each root's index by its canonical path: kept when the roots change, so a root
+    /// that stays is never opened again (`open_index` drops those of roots gone).
+    by_root: HashMap<PathBuf, RetrievalIndex>,
+    /// Set when no root is a project (`/`, a home directory): why none is indexed.
+    /// Then there is no index, and the tools read and search on demand.
     not_indexed: Option<String>,
-    /// Open documents indexed with their editor text: URI → (version, relative path).
+    /// Open documents indexed with their editor text: URI → (version, shown path).
     seen_versions: HashMap<String, (i32, String)>,
+}
+
+impl RetrievalState {
+    /// The roots changed: the next use opens the index over the new ones, keeping each
+    /// root's index that stays (paths are shown anew, so every open document is sent
+    /// again).
+    pub(super) fn roots_changed(&mut self) {
+        self.index = None;
+        self.not_indexed = None;
+        self.seen_versions.clear();
+    }
 }
 
 impl Session {
@@ -45,8 +61,9 @@ impl Session {
         let state = self.retrieval.clone();
         tokio::task::spawn_blocking(move || match open_index(&state, &workspace) {
             Ok(index) => {
-                if index.claim_refresh() {
-                    refresh(&index, &events);
+                let claimed = claim_refreshes(&index);
+                if !claimed.is_empty() {
+                    refresh(&claimed, &events);
                 } else if let Some(reason) = index.fault() {
                     events(IndexEvent::InMemory(reason));
                 }
@@ -63,11 +80,11 @@ impl Session {
         let state = self.retrieval.clone();
         let task = tokio::task::spawn_blocking(move || match open_index(&state, &workspace) {
             Ok(index) => {
-                if index.claim_refresh() {
-                    refresh(&index, &events);
-                } else {
-                    index.wait_ready(Duration::MAX);
+                let claimed = claim_refreshes(&index);
+                if !claimed.is_empty() {
+                    refresh(&claimed, &events);
                 }
+                index.wait_ready(Duration::MAX);
                 Some(index.coverage())
             }
             Err(why) => {
@@ -80,7 +97,7 @@ impl Session {
 
     /// The index's fault, if it has one the user has not been told of in an answer yet
     /// (only for sessions that tell faults in answers).
-    pub(super) fn fault_to_tell(&self, index: Option<&RetrievalIndex>) -> Option<String> {
+    pub(super) fn fault_to_tell(&self, index: Option<&WorkspaceIndex>) -> Option<String> {
         if !self.faults_in_answers.load(Ordering::Relaxed) {
             return None;
         }
@@ -133,16 +150,20 @@ impl Session {
                 Ok(index) => index,
                 Err(why) => return (Vec::new(), IndexState::NotIndexed(why)),
             };
-            index.history().set_wanted(history_wanted);
-            if index.claim_refresh() {
-                let index = index.clone();
-                std::thread::spawn(move || refresh(&index, &events));
+            for root in index.roots() {
+                root.history().set_wanted(history_wanted);
+            }
+            let claimed = claim_refreshes(&index);
+            if !claimed.is_empty() {
+                std::thread::spawn(move || refresh(&claimed, &events));
             }
             index.wait_ready(INDEX_WAIT);
             let changes = pending_changes(&state, &workspace, &documents, &changed_on_disk);
-            index.apply(changes);
+            apply_by_root(&index, changes);
             // A commit made since the last ask (HEAD moved) is read now, cheaply.
-            index.refresh_history();
+            for root in index.roots() {
+                root.refresh_history();
+            }
             // Read before searching: what the search saw is at least this much.
             let coverage = index.coverage();
             (
@@ -211,12 +232,45 @@ fn pending_changes(
     changes
 }
 
-/// The session's index, opened on first use (shared with every session of the process
-/// on the same root), or why the root is not indexed.
+/// Each change given to the index of the root its shown path lies in, as a path inside
+/// that root.
+fn apply_by_root(index: &WorkspaceIndex, changes: Vec<Change>) {
+    let mut by_root: Vec<Vec<Change>> = index.roots().map(|_| Vec::new()).collect();
+    for change in changes {
+        let shown = match &change {
+            Change::Editor { path, .. } | Change::Disk { path } => path.clone(),
+        };
+        let Some(i) = index
+            .prefixed()
+            .position(|(prefix, _)| shown.starts_with(prefix))
+        else {
+            continue;
+        };
+        let prefix_len = index
+            .prefixed()
+            .nth(i)
+            .map_or(0, |(prefix, _)| prefix.len());
+        by_root[i].push(match change {
+            Change::Editor { path, text } => Change::Editor {
+                path: path[prefix_len..].to_string(),
+                text,
+            },
+            Change::Disk { path } => Change::Disk {
+                path: path[prefix_len..].to_string(),
+            },
+        });
+    }
+    for (root, changes) in index.roots().zip(by_root) {
+        root.apply(changes);
+    }
+}
+
+/// The session's index over every root, opened on first use (each root's shared with
+/// every session of the process on that root), or why no root is indexed.
 fn open_index(
     state: &Mutex<RetrievalState>,
     workspace: &Workspace,
-) -> Result<RetrievalIndex, String> {
+) -> Result<WorkspaceIndex, String> {
     let mut state = lock(state);
     if let Some(why) = &state.not_indexed {
         return Err(why.clone());
@@ -225,32 +279,94 @@ fn open_index(
         return Ok(index.clone());
     }
     let home = project_root::home_dir();
-    if let Some(why) = project_root::not_a_project(workspace.root(), home.as_deref()) {
-        tracing::warn!("{why}");
+    let cache = workspace_index::cache_dir_from_env();
+    let sandbox = &workspace.sandbox;
+    let mut roots = Vec::new();
+    let mut kept = HashMap::new();
+    let mut not_indexed = None;
+    for (i, root) in sandbox.roots().iter().enumerate() {
+        if let Some(why) = project_root::not_a_project(&root.path, home.as_deref()) {
+            tracing::warn!("{why}");
+            not_indexed.get_or_insert(why);
+            continue;
+        }
+        let index = state
+            .by_root
+            .remove(&root.path)
+            .unwrap_or_else(|| RetrievalIndex::shared(workspace.only(i), cache.as_deref()));
+        kept.insert(root.path.clone(), index.clone());
+        roots.push((sandbox.prefix(i), index));
+    }
+    // The indexes of roots no longer open are let go here.
+    state.by_root = kept;
+    if roots.is_empty() {
+        let why = not_indexed.unwrap_or_else(|| "no workspace root".to_string());
         state.not_indexed = Some(why.clone());
         return Err(why);
     }
-    let cache = workspace_index::cache_dir_from_env();
-    let index = RetrievalIndex::shared(workspace.clone(), cache.as_deref());
+    let index = WorkspaceIndex::of_roots(roots);
     state.index = Some(index.clone());
     Ok(index)
 }
 
-/// Brings the index up to date with the disk, reporting to `events`; a disk that
-/// refuses the index moves it to memory (told once as `IndexEvent::InMemory`).
-fn refresh(index: &RetrievalIndex, events: &IndexEvents) {
-    if let Some(reason) = index.fault() {
-        events(IndexEvent::InMemory(reason));
+/// The roots' indexes whose background refresh this caller claimed (and so runs).
+fn claim_refreshes(index: &WorkspaceIndex) -> Vec<RetrievalIndex> {
+    index
+        .roots()
+        .filter(|root| root.claim_refresh())
+        .cloned()
+        .collect()
+}
+
+/// Brings each root's index up to date with the disk, one after the other, reporting
+/// to `events` as one refresh (the counts of the roots done before carried into each
+/// later one's); a disk that refuses an index moves it to memory (told once as
+/// `IndexEvent::InMemory`).
+fn refresh(indexes: &[RetrievalIndex], events: &IndexEvents) {
+    let mut total = workspace_index::RefreshReport::default();
+    // What the roots refreshed before this one counted: (files, definitions).
+    let before = [AtomicUsize::new(0), AtomicUsize::new(0)];
+    for index in indexes {
+        if let Some(reason) = index.fault() {
+            events(IndexEvent::InMemory(reason));
+        }
+        let had_fault = index.fault().is_some();
+        let seen = [AtomicUsize::new(0), AtomicUsize::new(0)];
+        let report = index.refresh_or_fall_back(workspace_index::Bounds::from_env(), &|progress| {
+            let carried = |slot: usize, done: usize, total: usize| {
+                seen[slot].store(total, Ordering::Relaxed);
+                let before = before[slot].load(Ordering::Relaxed);
+                (before + done, before + total)
+            };
+            events(IndexEvent::Progress(match progress {
+                workspace_index::Progress::Files { done, total } => {
+                    let (done, total) = carried(0, done, total);
+                    workspace_index::Progress::Files { done, total }
+                }
+                workspace_index::Progress::Definitions { done, total } => {
+                    let (done, total) = carried(1, done, total);
+                    workspace_index::Progress::Definitions { done, total }
+                }
+                truncated => truncated,
+            }));
+        });
+        for (before, seen) in before.iter().zip(&seen) {
+            before.fetch_add(seen.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        if let (false, Some(reason)) = (had_fault, index.fault()) {
+            events(IndexEvent::InMemory(reason));
+        }
+        total.files_read += report.files_read;
+        total.seconds += report.seconds;
+        total.unreached += report.unreached;
+        total.truncated = total.truncated.or(report.truncated);
+        total.failed = total.failed.or(report.failed);
+        total.unreached_example = total.unreached_example.or(report.unreached_example);
     }
-    let had_fault = index.fault().is_some();
-    let report = index.refresh_or_fall_back(workspace_index::Bounds::from_env(), &|progress| {
-        events(IndexEvent::Progress(progress));
-    });
-    if let (false, Some(reason)) = (had_fault, index.fault()) {
-        events(IndexEvent::InMemory(reason));
-    }
-    events(IndexEvent::Done(report));
+    events(IndexEvent::Done(total));
     // After the files are done and said to be: the history never delays them. The
     // command line's asks wait for it too (their refresh returns after it).
-    index.history().refresh();
+    for index in indexes {
+        index.history().refresh();
+    }
 }

@@ -33,38 +33,42 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let found = Mutex::new(Vec::new());
     let sandbox = &workspace.sandbox;
     let unreached = walk::Unreached::default();
-    walk::builder(sandbox.root()).build_parallel().run(|| {
-        let found = &found;
-        let matcher = &matcher;
-        let unreached = &unreached;
-        Box::new(move |entry| {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(error) => {
-                    unreached.note(sandbox, &error);
+    walk::builder_over(&sandbox.root_paths())
+        .build_parallel()
+        .run(|| {
+            let found = &found;
+            let matcher = &matcher;
+            let unreached = &unreached;
+            Box::new(move |entry| {
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(error) => {
+                        unreached.note(sandbox, &error);
+                        return WalkState::Continue;
+                    }
+                };
+                if entry.depth() == 0 || !walk::admits(sandbox, &entry) || !walk::is_file(&entry) {
                     return WalkState::Continue;
                 }
-            };
-            if entry.depth() == 0 || !walk::admits(sandbox, &entry) || !walk::is_file(&entry) {
-                return WalkState::Continue;
-            }
-            let Some(relative) = sandbox.relative(entry.path()) else {
-                return WalkState::Continue;
-            };
-            let hit = if name_only {
-                matcher.is_match(entry.file_name()) || matcher.is_match(&relative)
-            } else {
-                matcher.is_match(&relative)
-            };
-            if hit {
-                found
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(relative);
-            }
-            WalkState::Continue
-        })
-    });
+                let Some(relative) = sandbox.relative(entry.path()) else {
+                    return WalkState::Continue;
+                };
+                // With several roots a pattern may start at a root's name or inside a root.
+                let inside = sandbox
+                    .split_shown(&relative)
+                    .map_or("", |(_, inside)| inside);
+                let hit = matcher.is_match(&relative)
+                    || matcher.is_match(inside)
+                    || (name_only && matcher.is_match(entry.file_name()));
+                if hit {
+                    found
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(relative);
+                }
+                WalkState::Continue
+            })
+        });
     let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
     // Unsaved new files open in the editor count too.
     for doc in workspace.open_documents() {

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use super::error::ToolError;
 use super::references_scope::{self, Qualifier, Wanted};
 use super::{Place, ToolOutput};
-use crate::index::RetrievalIndex;
+use crate::index::WorkspaceIndex;
 use crate::syntax::{self, Language, Occurrence, Symbol, SymbolKind};
 use crate::workspace::read::read_index_text;
 use crate::workspace::sandbox::is_refused_name;
@@ -72,7 +72,7 @@ struct FileScan {
 pub fn run(
     args: Args,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
 ) -> Result<ToolOutput, ToolError> {
     run_within(args, workspace, index, PARSE_BUDGET)
 }
@@ -82,13 +82,19 @@ pub fn run(
 fn run_within(
     args: Args,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
     budget: Duration,
 ) -> Result<ToolOutput, ToolError> {
     let wanted = references_scope::parse(&args.name)?;
-    let scope = workspace
+    // Every root, with several and no path; else the one folder or file named.
+    let scopes = workspace
         .sandbox
-        .resolve(args.path.as_deref().unwrap_or("."))?;
+        .scope(args.path.as_deref().unwrap_or("."))?;
+    let in_scopes = |relative: &str| {
+        scopes
+            .iter()
+            .any(|scope| in_scope(relative, &scope.relative))
+    };
     let mut deadline = Instant::now() + budget;
     let name = wanted.name.as_str();
 
@@ -99,7 +105,7 @@ fn run_within(
         let Some(relative) = workspace.sandbox.relative(&document.path) else {
             continue;
         };
-        if relative.split('/').any(is_refused_name) || !in_scope(&relative, &scope.relative) {
+        if relative.split('/').any(is_refused_name) || !in_scopes(&relative) {
             continue;
         }
         open.insert(document.path.clone());
@@ -121,10 +127,15 @@ fn run_within(
     };
     match (candidates, index) {
         (Some(paths), Some(index)) => {
-            let root = workspace.root();
+            let sandbox = &workspace.sandbox;
+            let is_open = |p: &str| {
+                sandbox
+                    .join_shown(p)
+                    .is_some_and(|path| open.contains(&path))
+            };
             let mut paths: Vec<String> = paths
                 .into_iter()
-                .filter(|p| in_scope(p, &scope.relative) && !open.contains(&root.join(p)))
+                .filter(|p| in_scopes(p) && !is_open(p))
                 .collect();
             // In the order the answer lists them: the files the symbol table says define
             // the name, then source, then the rest, each by path. So the uses shown come
@@ -170,7 +181,9 @@ fn run_within(
                         .to_string(),
                 );
             }
-            let (found, stopped) = walk_and_scan(workspace, &scope.absolute, &open, name, deadline);
+            let starts: Vec<&std::path::Path> =
+                scopes.iter().map(|s| s.absolute.as_path()).collect();
+            let (found, stopped) = walk_and_scan(workspace, &starts, &open, name, deadline);
             scans.extend(found);
             if let Some(stopped) = stopped {
                 note = Some(stopped);
@@ -319,7 +332,9 @@ fn scan_in_parallel(
                 let Some(relative) = paths.get(i) else {
                     break;
                 };
-                let absolute = workspace.root().join(relative);
+                let Some(absolute) = workspace.sandbox.join_shown(relative) else {
+                    continue;
+                };
                 let Some(text) = read_index_text(&absolute, MAX_FILE_BYTES) else {
                     continue;
                 };
@@ -342,11 +357,11 @@ fn scan_in_parallel(
     found.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Without an index: walks `start` (in parallel, as `search_code` does) and scans each
+/// Without an index: walks `starts` (in parallel, as `search_code` does) and scans each
 /// file, within a bound; a note when the walk stopped at it.
 fn walk_and_scan(
     workspace: &Workspace,
-    start: &std::path::Path,
+    starts: &[&std::path::Path],
     open: &HashSet<PathBuf>,
     name: &str,
     deadline: Instant,
@@ -356,7 +371,7 @@ fn walk_and_scan(
     let read = AtomicUsize::new(0);
     let found = Mutex::new(Vec::new());
     let stopped = Mutex::new(None);
-    walk::builder(start).build_parallel().run(|| {
+    walk::builder_over(starts).build_parallel().run(|| {
         let (found, stopped, read) = (&found, &stopped, &read);
         Box::new(move |entry| {
             let Ok(entry) = entry else {

@@ -6,8 +6,9 @@
 use serde::Deserialize;
 
 use super::error::ToolError;
+use super::in_root;
 use super::{Place, ToolOutput};
-use crate::index::{RelatedError, RelatedPlace, RetrievalIndex};
+use crate::index::{RelatedError, RelatedPlace, RetrievalIndex, WorkspaceIndex};
 use crate::workspace::Workspace;
 
 /// Places listed after the definition itself.
@@ -28,25 +29,34 @@ pub fn available() -> bool {
 pub fn run(
     args: Args,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
 ) -> Result<ToolOutput, ToolError> {
     if args.line == 0 {
         return Err(ToolError::Invalid("line is 1-based: give 1 or more".into()));
     }
-    // The path is checked before anything is read.
-    let resolved = workspace.sandbox.resolve(&args.path)?;
+    // The path is checked before anything is read; with several roots it picks the
+    // root whose index is searched (the places found are that root's).
+    workspace.sandbox.resolve(&args.path)?;
+    let roots = in_root::roots_for(workspace, index, Some(&args.path))?;
+    let [root] = &roots[..] else {
+        return Err(ToolError::Invalid("path must name a file".into()));
+    };
+    let relative = root.path.clone().unwrap_or_else(|| ".".to_string());
     let own;
-    let index = match index {
+    let index = match root.index.as_ref().and_then(|index| index.roots().next()) {
         Some(index) => index,
         None => {
-            own = RetrievalIndex::open(workspace.clone(), None);
+            own = RetrievalIndex::open(root.workspace.clone(), None);
             own.refresh(crate::index::BOUNDS, &|_| {});
             &own
         }
     };
-    let (itself, places) = index
-        .related(&resolved.relative, args.line as usize, MAX_RESULTS)
+    let (mut itself, mut places) = index
+        .related(&relative, args.line as usize, MAX_RESULTS)
         .map_err(|error: RelatedError| ToolError::Invalid(error.to_string()))?;
+    for place in std::iter::once(&mut itself).chain(places.iter_mut()) {
+        place.path.insert_str(0, &root.prefix);
+    }
     let mut text = format!("{}\n", line_of(&itself));
     if places.is_empty() {
         text.push_str("No other code in the index is like it.\n");

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::error::ToolError;
 use super::{Place, ToolOutput};
-use crate::index::{IndexedSymbol, RetrievalIndex};
+use crate::index::{IndexedSymbol, WorkspaceIndex};
 use crate::syntax::{self, Symbol, SymbolKind};
 use crate::workspace::read::read_index_text;
 use crate::workspace::sandbox::is_refused_name;
@@ -42,7 +42,7 @@ struct Wanted {
 pub fn run(
     args: Args,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
 ) -> Result<ToolOutput, ToolError> {
     let wanted = parse(&args)?;
     let mut found: Vec<IndexedSymbol> = Vec::new();
@@ -263,7 +263,7 @@ fn walk_and_parse(
     let sandbox = &workspace.sandbox;
     let started = Instant::now();
     let mut parsed = 0;
-    for entry in walk::builder(sandbox.root()).build().flatten() {
+    for entry in walk::builder_over(&sandbox.root_paths()).build().flatten() {
         if entry.depth() == 0 || !walk::admits(sandbox, &entry) || !walk::is_file(&entry) {
             continue;
         }

@@ -54,8 +54,15 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
         )));
     }
     let end = requested_end.min(start + WINDOW_LINES - 1);
+    // The file's own root and its path there (with several roots, the shown path
+    // starts with the root's name).
+    let repository_root = workspace.sandbox.roots()[resolved.root].path.clone();
+    let inside = workspace
+        .sandbox
+        .split_shown(&path)
+        .map_or(path.as_str(), |(_, inside)| inside);
     let runs =
-        blame::blame(workspace.root(), &path, &lines, start..=end).map_err(
+        blame::blame(&repository_root, inside, &lines, start..=end).map_err(
             |error| match error {
                 BlameError::Unavailable(reason) => unavailable(reason),
                 BlameError::Failed(why) => {

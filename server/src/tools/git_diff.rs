@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 use super::error::ToolError;
 use super::git_log::unavailable;
+use super::in_root;
 use super::ToolOutput;
 use crate::history::diff::{unified, Baseline};
 use crate::workspace::read::{looks_binary, read_bounded};
@@ -42,6 +43,46 @@ struct Changed {
 }
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), ToolError> {
+    let roots = in_root::roots_for(workspace, None, args.path.as_deref())?;
+    if let [root] = &roots[..] {
+        let args = Args {
+            path: root.path.clone(),
+        };
+        return run_in(args, &root.workspace, &root.prefix);
+    }
+    // Several roots and no path: every root's changes, its paths under its name.
+    let (mut text, mut diff, mut files) = (String::new(), String::new(), Vec::new());
+    for root in &roots {
+        match run_in(Args { path: None }, &root.workspace, &root.prefix) {
+            Ok((output, data)) => {
+                text.push_str(&format!(
+                    "{}:\n{}",
+                    root.prefix.trim_end_matches('/'),
+                    output.text
+                ));
+                diff.push_str(data["diff"].as_str().unwrap_or_default());
+                if let Some(found) = data["files"].as_array() {
+                    files.extend(found.iter().cloned());
+                }
+            }
+            Err(error) => {
+                text.push_str(&format!("{}: {error}\n", root.prefix.trim_end_matches('/')))
+            }
+        }
+    }
+    let summary = format!("{} files changed or untracked", files.len());
+    Ok((
+        ToolOutput::ok(text, summary),
+        json!({"diff": diff, "files": files}),
+    ))
+}
+
+/// `git_diff` in one root, its paths shown under `prefix`.
+fn run_in(
+    args: Args,
+    workspace: &Workspace,
+    prefix: &str,
+) -> Result<(ToolOutput, Value), ToolError> {
     let sandbox = &workspace.sandbox;
     let resolved = args
         .path
@@ -60,7 +101,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
     let mut changed: Vec<Changed> = Vec::new();
     for path in baseline.head_paths() {
         if shows(path) {
-            changed.extend(compare(&baseline, sandbox, path));
+            changed.extend(compare(&baseline, sandbox, path, prefix));
         }
     }
     // The work tree: what HEAD does not hold is staged (the git index has it) or
@@ -88,7 +129,8 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
             if baseline.in_index(&path) {
                 let bytes = read(entry.path()).unwrap_or_default();
                 changed.push(Changed {
-                    lines: file_diff(&path, None, Some(&bytes)).unwrap_or_default(),
+                    lines: file_diff(&format!("{prefix}{path}"), None, Some(&bytes))
+                        .unwrap_or_default(),
                     path,
                     status: "added",
                 });
@@ -100,7 +142,17 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
         return Err(ToolError::NotFound(under));
     }
     changed.sort_by(|a, b| a.path.cmp(&b.path));
-    let untracked = collapse(&baseline, untracked);
+    let untracked: Vec<String> = collapse(&baseline, untracked)
+        .into_iter()
+        .map(|path| format!("{prefix}{path}"))
+        .collect();
+    for change in &mut changed {
+        change.path.insert_str(0, prefix);
+    }
+    let under = match under.is_empty() {
+        true => under,
+        false => format!("{prefix}{under}"),
+    };
 
     let mut diff = String::new();
     let mut shown = 0;
@@ -159,7 +211,8 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
 
 /// A file HEAD holds, against the work tree: `None` when it is unchanged (or cannot be
 /// reached through the sandbox).
-fn compare(baseline: &Baseline, sandbox: &Sandbox, path: &str) -> Option<Changed> {
+fn compare(baseline: &Baseline, sandbox: &Sandbox, path: &str, prefix: &str) -> Option<Changed> {
+    let shown = format!("{prefix}{path}");
     let resolved = sandbox.resolve_allow_missing(path).ok()?;
     let absolute = &resolved.absolute;
     let old = || baseline.head_bytes(path);
@@ -167,7 +220,7 @@ fn compare(baseline: &Baseline, sandbox: &Sandbox, path: &str) -> Option<Changed
         return Some(Changed {
             path: path.to_string(),
             status: "deleted",
-            lines: file_diff(path, Some(&old().unwrap_or_default()), None).unwrap_or_default(),
+            lines: file_diff(&shown, Some(&old().unwrap_or_default()), None).unwrap_or_default(),
         });
     }
     if baseline.unchanged_by_stat(path, absolute) {
@@ -180,7 +233,7 @@ fn compare(baseline: &Baseline, sandbox: &Sandbox, path: &str) -> Option<Changed
     Some(Changed {
         path: path.to_string(),
         status: "modified",
-        lines: file_diff(path, Some(&old().unwrap_or_default()), Some(&new))?,
+        lines: file_diff(&shown, Some(&old().unwrap_or_default()), Some(&new))?,
     })
 }
 

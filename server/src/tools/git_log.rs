@@ -7,9 +7,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::ToolError;
+use super::in_root;
 use super::ToolOutput;
 use crate::history::{self, CommitRecord, History, Reason};
-use crate::index::RetrievalIndex;
+use crate::index::{RetrievalIndex, WorkspaceIndex};
 use crate::workspace::sandbox::is_refused_path;
 use crate::workspace::Workspace;
 
@@ -31,7 +32,45 @@ pub struct Args {
 pub fn run(
     args: Args,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
+) -> Result<(ToolOutput, Value), ToolError> {
+    let roots = in_root::roots_for(workspace, index, args.path.as_deref())?;
+    if let [root] = &roots[..] {
+        let args = Args {
+            path: root.path.clone(),
+            ..args
+        };
+        return run_in(args, &root.workspace, root.index.as_ref(), &root.prefix);
+    }
+    // Several roots and no path: each root's history under its name.
+    let (mut text, mut commits) = (String::new(), Vec::new());
+    for root in &roots {
+        let name = root.prefix.trim_end_matches('/');
+        let args = Args {
+            query: args.query.clone(),
+            path: None,
+            limit: args.limit,
+        };
+        match run_in(args, &root.workspace, root.index.as_ref(), &root.prefix) {
+            Ok((output, data)) => {
+                text.push_str(&format!("{name}:\n{}", output.text));
+                if let Some(found) = data["commits"].as_array() {
+                    commits.extend(found.iter().cloned());
+                }
+            }
+            Err(error) => text.push_str(&format!("{name}: {error}\n")),
+        }
+    }
+    let summary = format!("{} commits", commits.len());
+    Ok((ToolOutput::ok(text, summary), json!({ "commits": commits })))
+}
+
+/// `git_log` in one root, its paths shown under `prefix`.
+fn run_in(
+    args: Args,
+    workspace: &Workspace,
+    index: Option<&WorkspaceIndex>,
+    prefix: &str,
 ) -> Result<(ToolOutput, Value), ToolError> {
     let limit = args
         .limit
@@ -57,7 +96,7 @@ pub fn run(
     // when another process writes its history and has written none yet, one in memory
     // for this call.
     let own;
-    let mut history = index.map(|index| {
+    let mut history = index.and_then(|index| index.roots().next()).map(|index| {
         index.history().refresh();
         index.history()
     });
@@ -89,9 +128,10 @@ pub fn run(
         }
         let mut terms = history.names_of(&relative);
         if terms.len() > 1 {
+            let before: Vec<String> = terms[1..].iter().map(|t| format!("{prefix}{t}")).collect();
             notes.push(format!(
-                "({relative} had other names before: {}; their commits are included)",
-                terms[1..].join(", ")
+                "({prefix}{relative} had other names before: {}; their commits are included)",
+                before.join(", ")
             ));
         }
         if !resolved.absolute.exists() {
@@ -126,7 +166,8 @@ pub fn run(
     };
     let more = commits.len() > limit;
     commits.truncate(limit);
-    let shown = scope.as_ref().map(|(shown, _)| shown.as_str());
+    let shown = scope.as_ref().map(|(shown, _)| format!("{prefix}{shown}"));
+    let shown = shown.as_deref();
 
     let mut text = String::new();
     for commit in &commits {
@@ -136,8 +177,11 @@ pub fn run(
             commit.files.iter().filter(|f| shows(&f.path)).collect();
         for file in files.iter().take(MAX_FILES) {
             match file.old_path.as_deref().filter(|old| shows(old)) {
-                Some(old) => text.push_str(&format!("  {} (renamed from {old})\n", file.path)),
-                None => text.push_str(&format!("  {}\n", file.path)),
+                Some(old) => text.push_str(&format!(
+                    "  {prefix}{} (renamed from {prefix}{old})\n",
+                    file.path
+                )),
+                None => text.push_str(&format!("  {prefix}{}\n", file.path)),
             }
         }
         if files.len() > MAX_FILES {
@@ -180,7 +224,7 @@ pub fn run(
             "date": history::date(commit.time),
             "author": commit.author,
             "subject": commit.subject,
-            "files": commit.files.iter().filter(|f| shows(&f.path)).map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            "files": commit.files.iter().filter(|f| shows(&f.path)).map(|f| format!("{prefix}{}", f.path)).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     });
     Ok((ToolOutput::ok(text, summary), data))

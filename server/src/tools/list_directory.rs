@@ -17,6 +17,18 @@ pub struct Args {
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let path = args.path.unwrap_or_else(|| ".".to_string());
+    let scopes = workspace.sandbox.scope(&path)?;
+    if scopes.len() > 1 {
+        // The top of a workspace of several roots: the roots, by the names their paths
+        // start with.
+        let names: Vec<String> = scopes
+            .iter()
+            .map(|root| format!("{}/", root.relative))
+            .collect();
+        let total = names.len();
+        let text = format!("(the workspace's {total} roots)\n{}\n", names.join("\n"));
+        return Ok(ToolOutput::ok(text, format!("{total} roots")));
+    }
     let resolved = workspace.sandbox.resolve(&path)?;
     if !resolved.absolute.is_dir() {
         return Err(ToolError::NotDirectory(resolved.relative));

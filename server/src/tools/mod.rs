@@ -15,6 +15,7 @@ pub mod find_symbol;
 pub mod git_blame;
 pub mod git_diff;
 pub mod git_log;
+mod in_root;
 pub mod list_directory;
 pub mod list_open_buffers;
 pub mod propose_edit;
@@ -27,7 +28,7 @@ pub mod search_code;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::index::RetrievalIndex;
+use crate::index::WorkspaceIndex;
 use crate::workspace::Workspace;
 
 pub use error::ToolError;
@@ -141,7 +142,7 @@ pub fn run_with_index(
     name: &str,
     arguments: &str,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
 ) -> ToolOutput {
     run_with_data(name, arguments, workspace, index).0
 }
@@ -154,7 +155,7 @@ pub fn run_with_data(
     name: &str,
     arguments: &str,
     workspace: &Workspace,
-    index: Option<&RetrievalIndex>,
+    index: Option<&WorkspaceIndex>,
 ) -> (ToolOutput, Option<Value>) {
     let mut data = None;
     let mut keep = |(output, value): (ToolOutput, Value)| {

@@ -48,9 +48,10 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     if args.pattern.is_empty() {
         return Err(ToolError::Invalid("pattern must not be empty".into()));
     }
-    let scope = workspace
+    // Every root, with several and no path; else the one directory or file named.
+    let scopes = workspace
         .sandbox
-        .resolve(args.path.as_deref().unwrap_or("."))?;
+        .scope(args.path.as_deref().unwrap_or("."))?;
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(!args.case_sensitive)
         .fixed_strings(!args.regex)
@@ -74,7 +75,11 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let sandbox = &workspace.sandbox;
     let unreached = walk::Unreached::default();
     let mut visited_open = Vec::new();
-    if scope.absolute.is_file() {
+    let one_file = match &scopes[..] {
+        [scope] if scope.absolute.is_file() => Some(scope),
+        _ => None,
+    };
+    if let Some(scope) = one_file {
         let relative = || Some(scope.relative.clone());
         let file = || crate::workspace::read::open_regular_file(&scope.absolute);
         if let Some(found) = search_one(
@@ -92,7 +97,8 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         }
         visited_open.push(scope.absolute.clone());
     } else {
-        walk::builder(&scope.absolute).build_parallel().run(|| {
+        let starts: Vec<&std::path::Path> = scopes.iter().map(|s| s.absolute.as_path()).collect();
+        walk::builder_over(&starts).build_parallel().run(|| {
             let results = &results;
             let matcher = &matcher;
             let open = &open;
@@ -136,7 +142,8 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     // Unsaved new documents that exist only in the editor.
     for (path, text) in &open {
-        if path.exists() || visited_open.contains(path) || !path.starts_with(&scope.absolute) {
+        let in_scope = scopes.iter().any(|scope| path.starts_with(&scope.absolute));
+        if path.exists() || visited_open.contains(path) || !in_scope {
             continue;
         }
         let Some(relative) = sandbox.relative(path) else {

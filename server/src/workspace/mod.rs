@@ -11,6 +11,7 @@ pub mod path_form;
 pub mod project_root;
 pub mod read;
 pub mod redact;
+pub mod roots;
 pub mod sandbox;
 pub mod walk;
 
@@ -107,8 +108,18 @@ impl Workspace {
         }
     }
 
+    /// The first root (the only one, usually).
     pub fn root(&self) -> &Path {
         self.sandbox.root()
+    }
+
+    /// This workspace narrowed to root `i` alone (`Sandbox::only`), with the same
+    /// documents: what that root's index and history see.
+    pub fn only(&self, i: usize) -> Workspace {
+        Workspace {
+            sandbox: self.sandbox.only(i),
+            ..self.clone()
+        }
     }
 
     pub fn open_documents(&self) -> Vec<OpenDocument> {

@@ -5,11 +5,17 @@
 //! root is canonicalized once, when the sandbox is made, so every later comparison is
 //! between two canonical paths and `Path::starts_with` (component-wise, so `/repo-backup`
 //! is not inside `/repo`) is enough.
+//!
+//! A workspace of several roots (`roots.rs`) shows each path as `<root name>/<path>`:
+//! the first component picks the root, the rest is resolved inside that root alone, so
+//! each root is admitted and nothing between them.
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use super::path_form;
+use super::roots::{self, Root};
 
 /// Why a path was refused. The `Display` text is what the model sees after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,6 +32,9 @@ pub enum SandboxError {
     NotFound(String),
     #[error("access to kernel pseudo files (/proc, /sys, /dev) is not allowed: {0}")]
     System(String),
+    /// Several roots, and the path names none of them.
+    #[error("path is outside the workspace: {0} (the workspace has several roots, and a path starts with its root's name: {1})")]
+    NoRoot(String, String),
 }
 
 /// A path that passed the sandbox.
@@ -34,37 +43,76 @@ pub struct Resolved {
     /// Canonical absolute path (for a path that does not exist yet: its canonical
     /// existing ancestor joined with the remaining plain components).
     pub absolute: PathBuf,
-    /// Workspace-relative with `/` separators; `.` for the root itself.
+    /// Workspace-relative with `/` separators; `.` for the root itself. With several
+    /// roots it starts with the root's name (the root itself is its name alone).
     pub relative: String,
+    /// Which of the sandbox's roots it lies in (0 with one root).
+    pub root: usize,
 }
 
 #[derive(Debug, Clone)]
 pub struct Sandbox {
+    /// The first root.
     root: PathBuf,
+    /// Every root and its name; one entry for one root.
+    pub(super) roots: Arc<[Root]>,
 }
 
 impl Sandbox {
     /// Canonicalizes `root` once; every tool call compares against this.
     pub fn new(root: &Path) -> io::Result<Sandbox> {
-        let root = std::fs::canonicalize(root)?;
-        if is_system_path(&root) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "workspace root is a kernel pseudo filesystem: {}",
-                    root.display()
-                ),
-            ));
-        }
-        if !root.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::NotADirectory,
-                format!("workspace root is not a directory: {}", root.display()),
-            ));
-        }
-        Ok(Sandbox { root })
+        let root = checked_root(root)?;
+        Ok(Sandbox::of(roots::named(std::slice::from_ref(&root))))
     }
 
+    /// A sandbox over several roots (the editor's workspace folders, in its order): each
+    /// canonicalized once; one inside another or given twice is dropped (`roots.rs`).
+    pub fn with_roots(paths: &[PathBuf]) -> io::Result<Sandbox> {
+        let canonical = paths
+            .iter()
+            .map(|path| checked_root(path))
+            .collect::<io::Result<Vec<_>>>()?;
+        if canonical.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "no workspace root",
+            ));
+        }
+        Ok(Sandbox::of(roots::named(&canonical)))
+    }
+
+    pub(super) fn of(roots: Vec<Root>) -> Sandbox {
+        Sandbox {
+            root: roots[0].path.clone(),
+            roots: roots.into(),
+        }
+    }
+}
+
+/// A root as the sandbox keeps it: canonical, a directory, not a kernel pseudo
+/// filesystem.
+fn checked_root(root: &Path) -> io::Result<PathBuf> {
+    let root = std::fs::canonicalize(root)?;
+    if is_system_path(&root) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "workspace root is a kernel pseudo filesystem: {}",
+                root.display()
+            ),
+        ));
+    }
+    if !root.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            format!("workspace root is not a directory: {}", root.display()),
+        ));
+    }
+    Ok(root)
+}
+
+impl Sandbox {
+    /// The first root (the only one, usually).
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -95,50 +143,88 @@ impl Sandbox {
             return Err(SandboxError::NulByte);
         }
         let requested = requested.as_path();
-        // The model sometimes writes workspace paths with a leading `./` or as absolute
-        // paths inside the root; both are fine. Anything else absolute is checked below.
-        let joined = if requested.is_absolute() {
-            requested.to_path_buf()
-        } else {
-            self.root.join(requested)
-        };
-
-        // A name is refused by what the user wrote as well as by where it resolves, so
-        // a symlink called `.env` is refused even if it points at a harmless file.
-        if let Some(refusal) = refusal_for(requested, &shown) {
+        if !self.several() {
+            let (absolute, relative) = resolve_in(&self.root, requested, shown)?;
+            return Ok(Resolved {
+                relative: relative_string(&relative),
+                absolute,
+                root: 0,
+            });
+        }
+        // An absolute path is in the root it lands in.
+        if requested.is_absolute() {
+            let mut refusal = SandboxError::Outside(shown.clone());
+            for (i, root) in self.roots.iter().enumerate() {
+                match resolve_in(&root.path, requested, shown.clone()) {
+                    Ok((absolute, relative)) => return Ok(self.shown_in(i, absolute, &relative)),
+                    Err(SandboxError::Outside(_)) => {}
+                    Err(other) => refusal = other,
+                }
+            }
             return Err(refusal);
         }
-
-        let absolute = canonicalize_allow_missing(&joined)
-            .ok_or_else(|| SandboxError::Outside(shown.clone()))?;
-        let relative = match absolute.strip_prefix(&self.root) {
-            Ok(rel) => rel.to_path_buf(),
-            Err(_) => return Err(SandboxError::Outside(shown)),
+        // Else the first component names the root; the rest is resolved inside it.
+        let mut parts = requested
+            .components()
+            .skip_while(|c| matches!(c, Component::CurDir));
+        let first = parts.next();
+        let rest: PathBuf = parts.collect();
+        let root = first.and_then(|first| {
+            self.roots.iter().position(|root| {
+                Path::new(&path_form::decode(&root.name)) == Path::new(first.as_os_str())
+            })
+        });
+        let Some(i) = root else {
+            return Err(SandboxError::NoRoot(shown, self.root_names()));
         };
-        // With `/` as the root these are inside it, and reading them blocks or never ends.
-        if is_system_path(&absolute) {
-            return Err(SandboxError::System(shown));
-        }
-        if let Some(refusal) = refusal_for(&relative, &shown) {
-            return Err(refusal);
-        }
-        Ok(Resolved {
-            relative: relative_string(&relative),
+        let (absolute, relative) = resolve_in(&self.roots[i].path, &rest, shown)?;
+        Ok(self.shown_in(i, absolute, &relative))
+    }
+
+    /// A path resolved in root `i`, shown under the root's name.
+    fn shown_in(&self, i: usize, absolute: PathBuf, relative: &Path) -> Resolved {
+        let name = &self.roots[i].name;
+        let inside = path_form::shown_path(relative);
+        Resolved {
+            relative: if inside.is_empty() {
+                name.clone()
+            } else {
+                format!("{name}/{inside}")
+            },
             absolute,
-        })
+            root: i,
+        }
     }
 
     /// The workspace-relative form of an absolute path, if it lies inside the root.
     /// The path is compared as given (callers pass canonical paths or walker entries
     /// below the canonical root).
     pub fn relative(&self, absolute: &Path) -> Option<String> {
-        below(absolute, &self.root).map(relative_string)
+        if !self.several() {
+            return below(absolute, &self.root).map(relative_string);
+        }
+        let (i, relative) = self.containing(absolute)?;
+        let name = &self.roots[i].name;
+        let inside = path_form::shown_path(relative);
+        Some(if inside.is_empty() {
+            name.clone()
+        } else {
+            format!("{name}/{inside}")
+        })
+    }
+
+    /// The root a path lies below, and the path inside it.
+    fn containing<'a>(&self, path: &'a Path) -> Option<(usize, &'a Path)> {
+        self.roots
+            .iter()
+            .enumerate()
+            .find_map(|(i, root)| below(path, &root.path).map(|rel| (i, rel)))
     }
 
     /// Whether a walker entry may be shown: not refused by name, and, for a symlink,
-    /// pointing at something inside the workspace that is not refused either.
+    /// pointing at something inside its root that is not refused either.
     pub fn admits_entry(&self, path: &Path, is_symlink: bool) -> bool {
-        let Some(relative) = below(path, &self.root) else {
+        let Some((i, relative)) = self.containing(path) else {
             return false;
         };
         if refusal_for(relative, "").is_some() || is_system_path(path) {
@@ -148,13 +234,48 @@ impl Sandbox {
             return true;
         }
         match std::fs::canonicalize(path) {
-            Ok(target) => match target.strip_prefix(&self.root) {
+            Ok(target) => match target.strip_prefix(&self.roots[i].path) {
                 Ok(rel) => refusal_for(rel, "").is_none() && !is_system_path(&target),
                 Err(_) => false,
             },
             Err(_) => false,
         }
     }
+}
+
+/// `requested` (relative to `root`, or absolute) resolved inside `root` alone: its
+/// canonical absolute path and the path below the root. A name is refused by what the
+/// user wrote as well as by where it resolves, so a symlink called `.env` is refused
+/// even if it points at a harmless file.
+fn resolve_in(
+    root: &Path,
+    requested: &Path,
+    shown: String,
+) -> Result<(PathBuf, PathBuf), SandboxError> {
+    // The model sometimes writes workspace paths with a leading `./` or as absolute
+    // paths inside the root; both are fine. Anything else absolute is checked below.
+    let joined = if requested.is_absolute() {
+        requested.to_path_buf()
+    } else {
+        root.join(requested)
+    };
+    if let Some(refusal) = refusal_for(requested, &shown) {
+        return Err(refusal);
+    }
+    let absolute =
+        canonicalize_allow_missing(&joined).ok_or_else(|| SandboxError::Outside(shown.clone()))?;
+    let relative = match absolute.strip_prefix(root) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => return Err(SandboxError::Outside(shown)),
+    };
+    // With `/` as the root these are inside it, and reading them blocks or never ends.
+    if is_system_path(&absolute) {
+        return Err(SandboxError::System(shown));
+    }
+    if let Some(refusal) = refusal_for(&relative, &shown) {
+        return Err(refusal);
+    }
+    Ok((absolute, relative))
 }
 
 /// Whether an absolute path lies in a kernel pseudo filesystem (`/proc`, `/sys`,

@@ -34,6 +34,16 @@ pub fn builder(start: &Path) -> WalkBuilder {
     builder
 }
 
+/// [`builder`] over several directories at once (a tool's scope over every root of the
+/// workspace, `Sandbox::scope`): each is walked as `builder` walks one.
+pub fn builder_over(starts: &[&Path]) -> WalkBuilder {
+    let mut builder = builder(starts.first().copied().unwrap_or(Path::new(".")));
+    for start in starts.iter().skip(1) {
+        builder.add(start);
+    }
+    builder
+}
+
 /// Whether a walked entry may be shown; symlinks are checked against the root.
 pub fn admits(sandbox: &Sandbox, entry: &DirEntry) -> bool {
     let is_symlink = entry.path_is_symlink();

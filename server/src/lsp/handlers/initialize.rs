@@ -1,4 +1,5 @@
-//! `initialize` / `initialized`: root, position encoding, client capabilities, settings.
+//! `initialize` / `initialized`: the roots (every workspace folder), position encoding,
+//! client capabilities, settings.
 
 use std::path::PathBuf;
 
@@ -10,6 +11,7 @@ use tower_lsp_server::lsp_types::{
 use super::super::capabilities;
 use super::super::server::{Backend, ClientFlags};
 use crate::text;
+use crate::workspace::sandbox::Sandbox;
 
 pub fn initialize(backend: &Backend, params: InitializeParams) -> InitializeResult {
     let encoding = capabilities::negotiate_encoding(&params.capabilities);
@@ -21,12 +23,11 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> InitializeResu
     };
 
     let mut problems = Vec::new();
-    let root = workspace_root(&params);
-    if let Err(error) = backend.session.set_root(&root) {
-        problems.push(format!(
-            "cannot use {} as the workspace root: {error}",
-            root.display()
-        ));
+    let roots = usable_roots(workspace_roots(&params), &mut problems);
+    if !roots.is_empty() {
+        if let Err(error) = backend.session.set_roots(&roots) {
+            problems.push(format!("cannot use the workspace folders: {error}"));
+        }
     }
     if let Some(options) = &params.initialization_options {
         problems.extend(
@@ -52,19 +53,45 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> InitializeResu
     }
 }
 
-/// The first workspace folder, else the (deprecated) root URI, else the current
-/// directory: an editor opened on a single file still gets a working server.
+/// Every workspace folder, else the (deprecated) root URI, else the current directory:
+/// an editor opened on a single file still gets a working server.
 #[allow(deprecated)]
-fn workspace_root(params: &InitializeParams) -> PathBuf {
+fn workspace_roots(params: &InitializeParams) -> Vec<PathBuf> {
     let from_uri = |uri: &tower_lsp_server::lsp_types::Uri| text::path_from_file_uri(uri.as_str());
-    params
+    let folders: Vec<PathBuf> = params
         .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|folder| from_uri(&folder.uri))
+        .collect();
+    if !folders.is_empty() {
+        return folders;
+    }
+    let root = params
+        .root_uri
         .as_ref()
-        .and_then(|folders| folders.first())
-        .and_then(|folder| from_uri(&folder.uri))
-        .or_else(|| params.root_uri.as_ref().and_then(from_uri))
+        .and_then(from_uri)
         .or_else(|| params.root_path.as_ref().map(PathBuf::from))
-        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+    vec![root]
+}
+
+/// The folders that can be roots; each one that cannot is a problem told to the user
+/// (the others still work).
+pub fn usable_roots(folders: Vec<PathBuf>, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    folders
+        .into_iter()
+        .filter(|folder| match Sandbox::new(folder) {
+            Ok(_) => true,
+            Err(error) => {
+                problems.push(format!(
+                    "cannot use {} as the workspace root: {error}",
+                    folder.display()
+                ));
+                false
+            }
+        })
+        .collect()
 }
 
 pub async fn initialized(backend: &Backend) {

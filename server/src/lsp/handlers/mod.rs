@@ -8,3 +8,4 @@ pub mod execute_command;
 pub mod indexing;
 pub mod initialize;
 pub mod text_sync;
+pub mod workspace_folders;

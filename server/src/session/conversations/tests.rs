@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::agent::{AskStats, StopReason};
+use crate::providers::AssistantTurn;
 
 fn outcome(question: &str, answer: &str) -> AgentOutcome {
     AgentOutcome {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::index::RetrievalIndex;
+use crate::index::{RetrievalIndex, WorkspaceIndex};
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, OpenDocument, OpenDocuments};
 
@@ -21,7 +21,7 @@ fn workspace_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
 
 /// The tool's text, run with the index and without it (both must agree).
 fn references(workspace: &Workspace, args: serde_json::Value) -> String {
-    let index = RetrievalIndex::build(&workspace.sandbox);
+    let index = WorkspaceIndex::one(RetrievalIndex::build(&workspace.sandbox));
     let with = crate::tools::run_with_index(
         "find_references",
         &args.to_string(),
@@ -212,10 +212,10 @@ fn past_the_uses_shown_files_are_counted_by_text_and_the_defining_file_still_lea
     ));
     let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
     let (_dir, workspace) = workspace_of(&files);
-    let index = RetrievalIndex::build(&workspace.sandbox);
+    let index = WorkspaceIndex::one(RetrievalIndex::build(&workspace.sandbox));
     // A parse budget no loaded machine runs out of: what is parsed here is decided by
     // the uses shown, never by the clock.
-    let call = |index: Option<&RetrievalIndex>| {
+    let call = |index: Option<&WorkspaceIndex>| {
         let args = Args {
             name: "drain_all".to_string(),
             path: None,
