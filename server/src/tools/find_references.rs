@@ -318,7 +318,11 @@ fn scan_in_parallel(
     deadline: Instant,
     parse_until: Option<ParseUntil<'_>>,
 ) -> Vec<FileScan> {
-    let next = AtomicUsize::new(0);
+    // The next file to claim; a claim decides at once whether its file is parsed, from
+    // the uses found so far (at most those of the files claimed before it, never more):
+    // deciding later, after reading the file, let a thread that lost its core while
+    // the others raced ahead count an early file unparsed, comments and all.
+    let next = Mutex::new(0usize);
     let uses = AtomicUsize::new(parse_until.as_ref().map_or(0, |until| until.shown_uses));
     let found = Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism()
@@ -328,7 +332,16 @@ fn scan_in_parallel(
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
+                let (i, parse) = {
+                    let mut next = next.lock().unwrap_or_else(|e| e.into_inner());
+                    let i = *next;
+                    *next += 1;
+                    let parse = parse_until.as_ref().is_none_or(|until| {
+                        paths.get(i).is_some_and(|p| until.defining.contains(p))
+                            || uses.load(Ordering::Acquire) < MAX_RESULTS
+                    });
+                    (i, parse)
+                };
                 let Some(relative) = paths.get(i) else {
                     break;
                 };
@@ -338,9 +351,6 @@ fn scan_in_parallel(
                 let Some(text) = read_index_text(&absolute, MAX_FILE_BYTES) else {
                     continue;
                 };
-                let parse = parse_until.as_ref().is_none_or(|until| {
-                    until.defining.contains(relative) || uses.load(Ordering::Relaxed) < MAX_RESULTS
-                });
                 let mode = if parse {
                     Parse::Within(deadline)
                 } else {
@@ -348,7 +358,7 @@ fn scan_in_parallel(
                 };
                 if let Some(scan) = scan_file(relative, &text, name, mode) {
                     // Lines, as the answer shows them.
-                    uses.fetch_add(scan.lines.len(), Ordering::Relaxed);
+                    uses.fetch_add(scan.lines.len(), Ordering::Release);
                     found.lock().unwrap_or_else(|e| e.into_inner()).push(scan);
                 }
             });
