@@ -46,6 +46,12 @@ impl Folders {
         );
         write("frontend/AGENTS.md", "Run npm test before answering.\n");
         write("between.txt", "CANARY between the roots\n");
+        // A link from a root to what lies between the roots.
+        std::os::unix::fs::symlink(
+            parent.join("between.txt"),
+            parent.join("backend/src/peek.txt"),
+        )
+        .unwrap();
         std::fs::create_dir(parent.join("cache")).unwrap();
         Folders {
             cache: parent.join("cache"),
@@ -115,6 +121,7 @@ fn every_path_is_under_its_roots_name_and_nothing_between_the_roots_is_reached()
         "backend/../between.txt",
         "backend/../frontend/src/cart.ts",
         "backend/.env",
+        "backend/src/peek.txt",
     ] {
         let refused = folders.tool("read_file", json!({ "path": path }));
         assert!(refused.starts_with("Error: "), "{path}: {refused}");
@@ -124,6 +131,8 @@ fn every_path_is_under_its_roots_name_and_nothing_between_the_roots_is_reached()
     assert!(folders
         .tool("read_file", json!({ "path": between }))
         .starts_with("Error: path is outside the workspace"));
+    let everywhere = folders.tool("search_code", json!({"pattern": "CANARY"}));
+    assert_eq!(everywhere.trim_end(), "(no matches for CANARY)");
     // The searches span both roots.
     assert_eq!(
         folders.tool("find_files", json!({"pattern": "src/*"})),
