@@ -85,11 +85,12 @@ impl WorkspaceIndex {
             .map(|(prefix, index)| (prefix.as_str(), index))
     }
 
-    /// The root a shown path lies in: its index and the path inside it.
-    pub fn root_of<'p>(&self, shown: &'p str) -> Option<(&RetrievalIndex, &'p str)> {
+    /// The root a shown path lies in (its place in `roots()`) and the path inside it.
+    pub fn root_of<'p>(&self, shown: &'p str) -> Option<(usize, &'p str)> {
         self.roots
             .iter()
-            .find_map(|(prefix, index)| shown.strip_prefix(prefix.as_str()).map(|p| (index, p)))
+            .enumerate()
+            .find_map(|(i, (prefix, _))| shown.strip_prefix(prefix.as_str()).map(|p| (i, p)))
     }
 
     /// Best chunks for a natural-language question, best first.

@@ -237,28 +237,18 @@ fn pending_changes(
 fn apply_by_root(index: &WorkspaceIndex, changes: Vec<Change>) {
     let mut by_root: Vec<Vec<Change>> = index.roots().map(|_| Vec::new()).collect();
     for change in changes {
-        let shown = match &change {
-            Change::Editor { path, .. } | Change::Disk { path } => path.clone(),
-        };
-        let Some(i) = index
-            .prefixed()
-            .position(|(prefix, _)| shown.starts_with(prefix))
-        else {
-            continue;
-        };
-        let prefix_len = index
-            .prefixed()
-            .nth(i)
-            .map_or(0, |(prefix, _)| prefix.len());
-        by_root[i].push(match change {
-            Change::Editor { path, text } => Change::Editor {
-                path: path[prefix_len..].to_string(),
-                text,
+        let inside = |shown: &str| index.root_of(shown).map(|(i, path)| (i, path.to_string()));
+        let (i, change) = match change {
+            Change::Editor { path, text } => match inside(&path) {
+                Some((i, path)) => (i, Change::Editor { path, text }),
+                None => continue,
             },
-            Change::Disk { path } => Change::Disk {
-                path: path[prefix_len..].to_string(),
+            Change::Disk { path } => match inside(&path) {
+                Some((i, path)) => (i, Change::Disk { path }),
+                None => continue,
             },
-        });
+        };
+        by_root[i].push(change);
     }
     for (root, changes) in index.roots().zip(by_root) {
         root.apply(changes);

@@ -124,6 +124,11 @@ pub async fn initialized(backend: &Backend) {
             .lock()
             .unwrap_or_else(|e| e.into_inner()),
     );
+    tell_problems(backend, problems).await;
+}
+
+/// Each problem in the log and as an error message in the editor.
+pub async fn tell_problems(backend: &Backend, problems: Vec<String>) {
     for problem in problems {
         tracing::warn!("{problem}");
         backend

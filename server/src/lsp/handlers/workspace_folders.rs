@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use tower_lsp_server::lsp_types::{DidChangeWorkspaceFoldersParams, MessageType};
+use tower_lsp_server::lsp_types::DidChangeWorkspaceFoldersParams;
 
 use super::super::server::Backend;
 use crate::text;
@@ -48,13 +48,7 @@ pub async fn did_change_workspace_folders(
     for root in &removed {
         backend.session.forget_under(root);
     }
-    for problem in problems {
-        tracing::warn!("{problem}");
-        backend
-            .client
-            .show_message(MessageType::ERROR, format!("copilot-ls: {problem}"))
-            .await;
-    }
+    super::initialize::tell_problems(backend, problems).await;
     // Withdraw the removed folders' diagnostics; index the added ones.
     super::diagnostics::publish(backend).await;
     super::indexing::start(backend);
