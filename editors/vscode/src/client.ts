@@ -100,6 +100,10 @@ export class CopilotClient implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       // Every file, so the server sees the editor's text of whatever the user asks about.
       documentSelector: [{ scheme: 'file' }],
+      // No `workspaceFolder`: unbound to one, the client sends every folder of the window
+      // in `initialize` and, as the server asks (`changeNotifications`), each folder added
+      // or removed later. Each is a root of the server; with several, the paths it shows
+      // start with the folder's directory name (docs/protocol.md section 10).
       initializationOptions: currentServerSettings(),
       outputChannel: this.log,
       middleware: createMiddleware(this.asked),

@@ -9,6 +9,10 @@
 // from what is applied), and applied anyway it would change nothing. An edit the server
 // did not mark preferred (one to tool or CI configuration) stays unticked: those are
 // applied only when the user ticks them.
+//
+// The folder created is the edited file's own, also in a window of several folders; since
+// the create is neither listed nor applied, any folder of the window would do, and the
+// first is taken for a file outside all of them.
 
 import * as vscode from 'vscode';
 

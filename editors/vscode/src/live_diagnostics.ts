@@ -1,7 +1,8 @@
 // Feeds the server's republished citation and suggested-edit diagnostics (source
 // `copilot` on the wire, `copilot-ls` once middleware.ts renamed it) into the store's
 // LivePositions, so the answer view's links and the citation tree follow the cited text
-// as documents change.
+// as documents change. A document whose folder left the window keeps its places: the
+// server withdrew its diagnostics with the folder, which says nothing about its text.
 
 import * as vscode from 'vscode';
 import type { AnswerStore } from './answer_store';
@@ -42,6 +43,15 @@ export function normalizeUri(uri: string): string {
   return vscode.Uri.parse(uri).toString();
 }
 
+/**
+ * Whether `uri` is in a folder of the window. A window without folders has none to leave
+ * (the server then answers about the directory it runs in): everything counts as in it.
+ */
+function inWindow(uri: vscode.Uri): boolean {
+  const folders = vscode.workspace.workspaceFolders;
+  return !folders || folders.length === 0 || vscode.workspace.getWorkspaceFolder(uri) !== undefined;
+}
+
 /** Re-reads every followed document now (after a reply) and on every diagnostics change. */
 export function followDiagnostics(store: AnswerStore): vscode.Disposable {
   const refresh = (uris: readonly vscode.Uri[] | undefined) => {
@@ -55,7 +65,7 @@ export function followDiagnostics(store: AnswerStore): vscode.Disposable {
     // A running ask's reply replaces these diagnostics: their going then means nothing.
     const allowGone = !store.thread.running;
     for (const uri of targets) {
-      changed = positions.update(uri.toString(), ourDiagnostics(uri), allowGone) || changed;
+      changed = positions.update(uri.toString(), ourDiagnostics(uri), allowGone && inWindow(uri)) || changed;
     }
     if (changed) {
       store.placementsChanged();

@@ -3,7 +3,8 @@
 // Chromium page on its workbench; and `stepsOf`, the files' `it` that keeps a screenshot
 // and the extension log's tail of a failure. Each test file opens its own session, with
 // its own script and window size; or, with no script, the release .vsix with its bundled
-// server and no model at all.
+// server and no model at all; or, with `roots`, several copies of the fixture opened
+// together as a multi-root workspace.
 
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -34,14 +35,24 @@ export interface SessionOptions {
   /** The .vsix to install (default: run.sh's VSIX, which has no server inside). */
   vsix?: string;
   viewport: { width: number; height: number };
+  /**
+   * The names of copies of the fixture to open together, in this order, as one
+   * `.code-workspace` (a multi-root window). Without it, one copy named tollbooth is
+   * opened as a folder.
+   */
+  roots?: string[];
 }
 
 export interface Session {
   env: E2eEnv;
   /** A temporary folder holding the workspace, code-server's state and the script. */
   work: string;
-  /** The copy of the fixture workspace the window has open. */
+  /** The copy of the fixture workspace the window has open (with `roots`: the first). */
   workspace: string;
+  /** Every copy of the fixture the window has open, in the window's order. */
+  roots: string[];
+  /** The `.code-workspace` file the window has open, with `roots`; else undefined. */
+  workspaceFile: string | undefined;
   /** Where the fake provider records each request it answers (JSON lines; empty without one). */
   record: string;
   /** Where the logs of this session's processes go. */
@@ -57,8 +68,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const logDir = path.join(env.outDir, options.name);
   mkdirSync(logDir, { recursive: true });
   const work = mkdtempSync(path.join(os.tmpdir(), 'copilot-vscode-e2e-'));
-  const workspace = path.join(work, 'tollbooth');
-  cpSync(env.fixture, workspace, { recursive: true });
+  const roots = (options.roots ?? ['tollbooth']).map((name) => path.join(work, name));
+  for (const root of roots) {
+    cpSync(env.fixture, root, { recursive: true });
+  }
+  const workspace = roots[0];
+  // Several roots: a workspace file beside them lists each folder by its absolute path.
+  const workspaceFile = options.roots ? path.join(work, 'e2e.code-workspace') : undefined;
+  if (workspaceFile) {
+    writeWorkspaceFile(workspaceFile, roots);
+  }
   const record = path.join(logDir, 'provider-requests.jsonl');
   writeFileSync(record, '');
   let serverSettings: object = {};
@@ -78,7 +97,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const server = await startCodeServer(
     env,
     path.join(work, 'home'),
-    workspace,
+    workspaceFile ?? workspace,
     {
       ...serverSettings,
       'copilot-ls.trace.server': 'verbose',
@@ -99,11 +118,23 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const browser = await launchBrowser(env);
   const page = await browser.newPage({ viewport: options.viewport });
   page.setDefaultTimeout(30_000);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+  const query = workspaceFile ? `workspace=${encodeURIComponent(workspaceFile)}` : `folder=${encodeURIComponent(workspace)}`;
+  await page.goto(`${server.url}/?${query}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  // The explorer shows the workspace once the workbench has restored.
-  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 90_000 });
-  return { env, work, workspace, record, logDir, server, browser, page };
+  // The explorer shows the workspace once the workbench has restored: a folder's files,
+  // or each root of a workspace file by its name.
+  for (const shown of workspaceFile ? roots.map((r) => path.basename(r)) : ['src']) {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: shown }).first().waitFor({ timeout: 90_000 });
+  }
+  return { env, work, workspace, roots, workspaceFile, record, logDir, server, browser, page };
+}
+
+/**
+ * Writes a `.code-workspace` listing `folders`; rewritten while the window is open, it
+ * adds and removes the window's folders as File > Add Folder to Workspace would.
+ */
+export function writeWorkspaceFile(file: string, folders: string[]): void {
+  writeFileSync(file, JSON.stringify({ folders: folders.map((f) => ({ path: f })), settings: {} }, null, 2));
 }
 
 /** Takes the last screenshot, stops everything and keeps the extension's own log. */

@@ -67,6 +67,40 @@ describe('path:line mentions in the answer', () => {
   });
 });
 
+describe('an answer over several roots (paths under each folder\'s name)', () => {
+  // The same path in two folders, as the server shows them: `<root name>/<path>`.
+  const GATEWAY = 'file:///work/gateway/src/config.rs';
+  const TOLLBOOTH = 'file:///work/tollbooth/src/config.rs';
+  const base = sampleResult().citations[0];
+  const result = sampleResult({
+    answer: 'Read in tollbooth/src/config.rs:14, not gateway/src/config.rs:14 nor src/config.rs:14.',
+    citations: [
+      { ...base, uri: GATEWAY, path: 'gateway/src/config.rs', line: 12, endLine: 18 },
+      { ...base, uri: TOLLBOOTH, path: 'tollbooth/src/config.rs', line: 12, endLine: 18 },
+    ],
+    edits: [],
+  });
+
+  it('links each mention and citation to its own folder\'s file', () => {
+    const html = renderAnswerHtml('q', result);
+    assert.ok(html.includes(`Read in <a href="${TOLLBOOTH}#L14">tollbooth/src/config.rs:14</a>`), html);
+    assert.ok(html.includes(`not <a href="${GATEWAY}#L14">gateway/src/config.rs:14</a>`), html);
+    // Without a folder's name the path is in neither root: it is left as text.
+    assert.ok(html.includes('nor src/config.rs:14.'), html);
+    assert.ok(html.includes(`<a href="${TOLLBOOTH}#L12-L18">tollbooth/src/config.rs:12-18</a>`), html);
+  });
+
+  it('moves a mention with its own folder\'s citation only', () => {
+    const moved: PlacementLookup = {
+      citation: (i) => (i === 1 ? { kind: 'followed', location: { uri: TOLLBOOTH, line: 13, endLine: 19 } } : undefined),
+      edit: () => undefined,
+    };
+    const follow = mentionFollower(result, moved);
+    assert.deepEqual(follow('tollbooth/src/config.rs', 14, 14), { line: 15, endLine: 15 });
+    assert.deepEqual(follow('gateway/src/config.rs', 14, 14), { line: 14, endLine: 14 });
+  });
+});
+
 describe('answerMarkdown', () => {
   const md = answerMarkdown(sampleResult());
 
