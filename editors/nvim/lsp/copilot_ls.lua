@@ -2,6 +2,11 @@
 -- user (or require('copilot_ls').setup()) passes to vim.lsp.config(), so a user who
 -- prefers plain `vim.lsp.enable('copilot_ls')` gets a working server too.
 local config = require('copilot_ls.config')
+local roots = require('copilot_ls.roots')
+
+-- One server for all the editor's projects: a buffer under a root the running client
+-- lacks adds it as a workspace folder when it attaches (roots.lua).
+roots.follow_buffers()
 
 ---@type vim.lsp.Config
 return {
@@ -19,6 +24,9 @@ return {
     end
     on_dir(config.root_dir(bufnr))
   end,
+  -- Any running copilot_ls client takes a buffer of another root (roots.lua); Neovim's
+  -- default would start a server per root.
+  reuse_client = roots.reuse,
   -- Neovim applies documentChanges, checking each document's version, but does not say
   -- so; without it the server falls back to plain `changes`, and a suggestion computed
   -- for older text could land on newer text. Merged over Neovim's own capabilities.

@@ -239,6 +239,25 @@ function H.notified(level)
   end, H.notifications)
 end
 
+--- The setup() options of the specs: the test's server against a fake provider (OpenAI
+--- wire format), the key by variable name; `opts` on top. Sets the key's variable.
+---@param provider FakeProvider?
+---@param opts? table more setup() options
+---@return table
+function H.setup_options(provider, opts)
+  vim.env[H.key_env] = H.key
+  return vim.tbl_extend('force', {
+    cmd = { H.server_bin },
+    provider = 'openai',
+    baseUrl = provider and provider.url or 'http://127.0.0.1:9/v1',
+    model = 'fake-model',
+    apiKeyEnv = H.key_env,
+    stream = false,
+    maxSteps = 6,
+    requestTimeoutSecs = 20,
+  }, opts or {})
+end
+
 --- setup() against a fake provider (OpenAI wire format), cd into a fresh workspace copy,
 --- open `file` and wait for the client to be initialized and attached.
 ---@param provider FakeProvider?
@@ -249,17 +268,7 @@ function H.session(provider, opts, file)
   H.load_plugin()
   local ws = H.workspace()
   vim.cmd.cd(vim.fn.fnameescape(ws))
-  vim.env[H.key_env] = H.key
-  local setup = vim.tbl_extend('force', {
-    cmd = { H.server_bin },
-    provider = 'openai',
-    baseUrl = provider and provider.url or 'http://127.0.0.1:9/v1',
-    model = 'fake-model',
-    apiKeyEnv = H.key_env,
-    stream = false,
-    maxSteps = 6,
-    requestTimeoutSecs = 20,
-  }, opts or {})
+  local setup = H.setup_options(provider, opts)
   assert(require('copilot_ls').setup(setup), 'setup() failed: ' .. vim.inspect(H.notifications))
   vim.cmd.edit(file or 'src/rate_limit.rs')
   local bufnr = vim.api.nvim_get_current_buf()
@@ -443,16 +452,30 @@ function H.cleanup()
     vim.lsp.config['copilot_ls'] = {}
   end
   -- Stop clients until none is left: a start that vim.lsp.enable() scheduled for a file
-  -- the spec opened just before it ended can still be on its way.
+  -- the spec opened just before it ended can still be on its way. The marker, scheduled
+  -- after such starts, says they ran; clients still starting count too (get_clients()
+  -- leaves them out): one left running would serve the next spec, whatever its root.
+  local flushed = false
+  vim.schedule(function()
+    flushed = true
+  end)
   H.wait(H.timeout, function()
-    for _, client in ipairs(vim.lsp.get_clients()) do
+    local clients = vim.lsp.get_clients({ _uninitialized = true })
+    for _, client in ipairs(clients) do
       client:stop(true)
     end
-    return #vim.lsp.get_clients() == 0
+    return flushed and #clients == 0
   end, 'the clients to stop')
   vim.cmd('silent! tabonly')
   vim.cmd('silent! only')
   vim.cmd('silent! %bwipeout!')
+  -- The buffer of the last window can outlive that (it stays shown while the others go);
+  -- a file left loaded would start a client for its root in the next spec's setup().
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(buf) ~= '' then
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
   vim.fn.setqflist({}, 'f')
   vim.cmd('silent! messages clear')
   vim.cmd.cd(vim.fn.fnameescape(vim.fs.dirname(vim.fn.tempname())))

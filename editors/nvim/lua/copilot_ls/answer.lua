@@ -7,6 +7,7 @@
 -- window and keys.
 local config = require('copilot_ls.config')
 local render = require('copilot_ls.render')
+local roots = require('copilot_ls.roots')
 local view = require('copilot_ls.view')
 
 local M = {}
@@ -23,7 +24,7 @@ M.winid = nil
 M.targets = {}
 -- Buffer row -> the suggested edit it shows (its item line and its diff).
 M.edit_rows = {}
--- The newest ask shown, for resolving `path:line` mentions against its project root.
+-- The newest ask shown, for resolving `path:line` mentions against its roots.
 M.shown = nil
 -- The asks of the thread shown, oldest first (the table ask.lua appends to).
 M.thread = nil
@@ -387,6 +388,43 @@ function M.show_file(win, fname)
   end
 end
 
+--- Whether fname is a file to show: on disk, or a buffer (a file an accepted edit created
+--- and nobody wrote yet).
+---@param fname string
+---@return boolean
+local function showable(fname)
+  return vim.fn.filereadable(fname) == 1 or vim.fn.bufloaded(fname) == 1
+end
+
+--- The file a path mentioned in the thread's text is: that of a citation or suggested
+--- edit of the thread shown under that path (the server gave its URI; with several roots
+--- the path is `<root name>/<path>`), else the path in the newest answer's roots
+--- (roots.lua names them as the server does), else under the cwd.
+---@param path string
+---@return string? fname
+local function file_of(path)
+  for i = #(M.thread or {}), 1, -1 do
+    local result = M.thread[i].result or {}
+    for _, list in ipairs({ result.citations or {}, result.edits or {} }) do
+      for _, item in ipairs(list) do
+        if item.path == path and type(item.uri) == 'string' then
+          local fname = vim.uri_to_fname(item.uri)
+          if showable(fname) then
+            return fname
+          end
+        end
+      end
+    end
+  end
+  local dirs = M.shown and M.shown.roots or { vim.fn.getcwd() }
+  for _, fname in ipairs(roots.files_of(path, dirs)) do
+    if showable(fname) then
+      return fname
+    end
+  end
+  return nil
+end
+
 --- Where <CR> on row goes: a citation where the server now has it, a suggested edit, or
 --- a `path:line` mention in the text.
 ---@param row integer 1-based
@@ -402,12 +440,9 @@ local function target_at(row, col)
   end
   local line = vim.api.nvim_buf_get_lines(M.bufnr, row - 1, row, false)[1] or ''
   local path, lnum = M.mention_at(line, col)
-  if path then
-    local root = M.shown and M.shown.root or vim.fn.getcwd()
-    local fname = path:sub(1, 1) == '/' and path or vim.fs.joinpath(root, path)
-    if vim.fn.filereadable(fname) == 1 then
-      return { fname = fname, lnum = lnum }
-    end
+  local fname = path and file_of(path)
+  if fname then
+    return { fname = fname, lnum = lnum }
   end
   return nil
 end

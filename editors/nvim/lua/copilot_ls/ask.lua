@@ -6,6 +6,7 @@ local client_mod = require('copilot_ls.client')
 local config = require('copilot_ls.config')
 local errors = require('copilot_ls.errors')
 local quickfix = require('copilot_ls.quickfix')
+local roots = require('copilot_ls.roots')
 local track = require('copilot_ls.track')
 
 local M = {}
@@ -25,7 +26,8 @@ local M = {}
 ---@field delta_ms number[] per delta: ms from its arrival to the buffer holding it
 ---@field delta_at integer[] per delta: vim.uv.hrtime() once the buffer holds it
 ---@field cleared? boolean :CopilotClear removed its diagnostics
----@field root string the project root the server works in
+---@field roots string[] the server's roots (its workspace folders) as it answered: a
+--- `<root name>/<path>` in the answer's text is a file of one of them
 ---@field source_win integer the window the question came from
 ---@field bufnr integer the buffer the question came from
 ---@field client_id integer?
@@ -160,6 +162,12 @@ end
 local function on_result(ask, result)
   ask.status = 'done'
   ask.result = result
+  -- The roots the answer's paths were named after; later changes to the folders do not
+  -- rename them.
+  local client = vim.lsp.get_client_by_id(ask.client_id)
+  if client and #roots.dirs(client) > 0 then
+    ask.roots = roots.dirs(client)
+  end
   partials[ask.partial_token] = nil
   -- The server's diagnostics now belong to this answer (they replace the previous ones),
   -- though the previous answer's may still be in the buffers a moment (track.lua).
@@ -356,7 +364,7 @@ function M.send(question, opts)
     deltas = 0,
     delta_ms = {},
     delta_at = {},
-    root = client.root_dir or config.root_dir(bufnr),
+    roots = #roots.dirs(client) > 0 and roots.dirs(client) or { config.root_dir(bufnr) },
     source_win = source_win,
     bufnr = bufnr,
     client_id = client.id,

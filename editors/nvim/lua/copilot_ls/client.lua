@@ -1,6 +1,9 @@
 -- Finding the copilot_ls client for a buffer, starting it when needed, and waiting until
 -- it has answered `initialize` (requests sent before that are refused by the server).
+-- One client serves all the editor's roots (roots.lua): a buffer of another project
+-- joins the running one.
 local config = require('copilot_ls.config')
+local roots = require('copilot_ls.roots')
 
 local M = {}
 
@@ -34,8 +37,9 @@ function M.check_cmd(cmd)
   return false, binary.problem(found)
 end
 
---- The copilot_ls client for bufnr: the one attached to it, else the one running for its
---- project, else a new one. File buffers get attached so the server sees their text.
+--- The copilot_ls client for bufnr: the one attached to it, else the one running (a
+--- buffer of another project adds its root to it as it attaches), else a new one. File
+--- buffers get attached so the server sees their text.
 ---@param bufnr integer
 ---@return vim.lsp.Client? client
 ---@return string? err
@@ -49,7 +53,7 @@ function M.get(bufnr)
   local root = config.root_dir(bufnr)
   local is_file = M.is_file_buffer(bufnr)
   for _, client in ipairs(vim.lsp.get_clients({ name = name })) do
-    if client.root_dir == root then
+    if roots.reuse(client, { name = name, root_dir = root }) then
       if is_file then
         vim.lsp.buf_attach_client(bufnr, client.id)
       end
@@ -76,7 +80,12 @@ function M.get(bufnr)
   end
   start_config.name = name
   start_config.root_dir = root
-  local id = vim.lsp.start(start_config, { bufnr = bufnr, attach = is_file })
+  -- vim.lsp.start() takes the predicate from its options, not from the config.
+  local id = vim.lsp.start(start_config, {
+    bufnr = bufnr,
+    attach = is_file,
+    reuse_client = start_config.reuse_client or roots.reuse,
+  })
   local client = id and vim.lsp.get_client_by_id(id)
   if not client then
     return nil, 'copilot-ls: the server did not start (fix: see :LspLog)'

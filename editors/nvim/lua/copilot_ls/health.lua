@@ -279,6 +279,14 @@ local function check_endpoint(options, provider, settings)
   end
 end
 
+--- Where a client works: its workspace folders (every root it serves), else its root.
+---@param client vim.lsp.Client
+---@return string
+local function where(client)
+  local dirs = require('copilot_ls.roots').dirs(client)
+  return #dirs > 0 and table.concat(dirs, ', ') or client.root_dir or '?'
+end
+
 local function check_clients()
   local clients = vim.lsp.get_clients({ name = config.server_name })
   if #clients == 0 then
@@ -290,7 +298,7 @@ local function check_clients()
     health.info(
       ('client %d running at %s (server %s %s)'):format(
         client.id,
-        client.root_dir or '?',
+        where(client),
         info.name or '?',
         info.version or '?'
       )
@@ -309,8 +317,12 @@ local function check_server(options, found)
   -- Prefer the running server of the cwd's project: its checks are over what it was sent.
   local cwd = vim.fn.getcwd()
   local clients = vim.lsp.get_clients({ name = config.server_name })
+  local function rank(client)
+    local roots = require('copilot_ls.roots').dirs(client)
+    return (client.root_dir == cwd or vim.tbl_contains(roots, cwd)) and 0 or 1
+  end
   table.sort(clients, function(a, b)
-    return (a.root_dir == cwd and 0 or 1) < (b.root_dir == cwd and 0 or 1)
+    return rank(a) < rank(b)
   end)
   local client = vim.tbl_filter(doctor.offered_by, clients)[1]
   if not client and not found then
@@ -322,7 +334,7 @@ local function check_server(options, found)
     checks, err, note = doctor.from_client(client)
     origin = ('from the running server (client %d at %s), over the settings the plugin sent it'):format(
       client.id,
-      client.root_dir or '?'
+      where(client)
     )
   else
     ---@cast found -nil
