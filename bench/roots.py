@@ -6,8 +6,9 @@ Usage: roots.py BIN [--files 50000] [--rounds 2] [--corpus DIR]
 The corpus is `DIR/both/a` and `DIR/both/b`, each a generated corpus of FILES/2 files
 (`gen_corpus.py`). One root is `DIR/both`; two roots are `DIR/both/a` and `DIR/both/b`:
 exactly the same files. Side by side, alternating, each run on an empty cache:
-- `copilot-ls index --json` (cold build): wall seconds and the process's peak resident
-  set (`wait4`'s ru_maxrss);
+- `copilot-ls index --json` (cold build): wall seconds, CPU seconds (user and system,
+  steadier than wall time on a shared machine) and the process's peak resident set
+  (`wait4`'s ru_maxrss);
 - then, on the two roots' warm caches, adding the second root to the first:
   `index --json` with both roots after an index of `a` alone reads only `b`'s files
   (`filesRead` of `a` is 0: adding a folder never rebuilds the others).
@@ -34,7 +35,8 @@ def arg(name, default):
 
 
 def run(binary, roots, cache):
-    """`index --json` over `roots` with `cache`: (seconds, peak RSS MB, report)."""
+    """`index --json` over `roots` with `cache`: (wall seconds, CPU seconds, peak RSS MB,
+    report)."""
     args = [binary, "index", "--json"]
     for root in roots:
         args += ["--workspace", root]
@@ -47,7 +49,8 @@ def run(binary, roots, cache):
     seconds = time.monotonic() - started
     if status != 0:
         raise SystemExit(f"index failed ({status}): {' '.join(args)}")
-    return seconds, usage.ru_maxrss / 1024, json.loads(out)
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 1024, json.loads(out)
 
 
 def main():
@@ -56,7 +59,7 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     files = int(arg("--files", "50000"))
     rounds = int(arg("--rounds", "2"))
-    corpus = arg("--corpus", None) or tempfile.mkdtemp(prefix="copilot-ls-roots-")
+    corpus = os.path.abspath(arg("--corpus", None) or tempfile.mkdtemp(prefix="copilot-ls-roots-"))
     both = os.path.join(corpus, "both")
     halves = [os.path.join(both, "a"), os.path.join(both, "b")]
     for half in halves:
@@ -72,27 +75,28 @@ def main():
             shutil.rmtree(cache, ignore_errors=True)
             os.makedirs(cache)
             roots = [both] if kind == "one" else halves
-            seconds, peak, report = run(binary, roots, cache)
-            measured[kind].append((seconds, peak, report["files"]))
-            print(f"round {round_ + 1} {kind} root(s): {seconds:.1f} s, peak {peak:.0f} MB, "
-                  f"{report['files']} files", file=sys.stderr)
+            seconds, cpu, peak, report = run(binary, roots, cache)
+            measured[kind].append((seconds, cpu, peak, report["files"]))
+            print(f"round {round_ + 1} {kind} root(s): {seconds:.1f} s, CPU {cpu:.1f} s, "
+                  f"peak {peak:.0f} MB, {report['files']} files", file=sys.stderr)
     # Adding a root: `a` alone, then both.
     cache = os.path.join(caches, "added")
     shutil.rmtree(cache, ignore_errors=True)
     os.makedirs(cache)
     run(binary, halves[:1], cache)
-    _, _, added = run(binary, halves, cache)
+    _, _, _, added = run(binary, halves, cache)
     read = [root["filesRead"] for root in added["roots"]]
 
     def median(kind, i):
         return statistics.median(m[i] for m in measured[kind])
 
-    print("| build | files | cold build s | peak RSS MB |")
-    print("| --- | --- | --- | --- |")
+    print("| build | files | cold build s | CPU s | peak RSS MB |")
+    print("| --- | --- | --- | --- | --- |")
     for kind, label in [("one", "one root"), ("two", "two roots of half each")]:
-        print(f"| {label} | {measured[kind][0][2]} | {median(kind, 0):.1f} | {median(kind, 1):.0f} |")
-    print(f"| ratio two / one | | {median('two', 0) / median('one', 0):.2f}x | "
-          f"{median('two', 1) / median('one', 1):.2f}x |")
+        print(f"| {label} | {measured[kind][0][3]} | {median(kind, 0):.1f} | {median(kind, 1):.1f} "
+              f"| {median(kind, 2):.0f} |")
+    ratio = lambda i: median("two", i) / median("one", i)
+    print(f"| ratio two / one | | {ratio(0):.2f}x | {ratio(1):.2f}x | {ratio(2):.2f}x |")
     print(f"\nAdding the second root to the first's index read {read[0]} files of the first "
           f"and {read[1]} of the second.")
 

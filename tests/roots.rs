@@ -403,7 +403,9 @@ fn the_editor_without_a_model_finds_places_in_a_folder_added_while_it_runs() {
     // added: the ask below answers from a complete index.
     let indexed = |message: &Value| {
         message["method"] == "$/progress"
-            && message["params"]["token"] == "copilot-ls/indexing"
+            && message["params"]["token"]
+                .as_str()
+                .is_some_and(|token| token.starts_with("copilot-ls/indexing"))
             && message["params"]["value"]["kind"] == "end"
     };
     client.wait_for(indexed);

@@ -180,9 +180,13 @@ impl Session {
         documents: Arc<dyn OpenDocuments>,
     ) -> std::io::Result<()> {
         let sandbox = Sandbox::with_roots(roots)?;
+        let paths = sandbox.roots().iter().map(|r| r.path.clone()).collect();
         let workspace = Workspace::new(sandbox, documents);
+        // Both under the retrieval lock: a search that opens the index sees either the
+        // old roots and their index, or the new ones.
+        let mut retrieval = lock(&self.retrieval);
         *write(&self.workspace) = Some(workspace);
-        lock(&self.retrieval).roots_changed();
+        retrieval.roots_changed(paths);
         Ok(())
     }
 

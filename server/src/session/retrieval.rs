@@ -35,6 +35,10 @@ pub(super) struct RetrievalState {
     /// Set when no root is a project (`/`, a home directory): why none is indexed.
     /// Then there is no index, and the tools read and search on demand.
     not_indexed: Option<String>,
+    /// The session's roots now (empty until they are first set, when any caller's
+    /// are): a warm-up that began before the roots changed must not leave its index
+    /// over the old ones for the next ask.
+    roots: Vec<PathBuf>,
     /// Open documents indexed with their editor text: URI → (version, shown path).
     seen_versions: HashMap<String, (i32, String)>,
 }
@@ -43,10 +47,11 @@ impl RetrievalState {
     /// The roots changed: the next use opens the index over the new ones, keeping each
     /// root's index that stays (paths are shown anew, so every open document is sent
     /// again).
-    pub(super) fn roots_changed(&mut self) {
+    pub(super) fn roots_changed(&mut self, roots: Vec<PathBuf>) {
         self.index = None;
         self.not_indexed = None;
         self.seen_versions.clear();
+        self.roots = roots;
     }
 }
 
@@ -59,16 +64,18 @@ impl Session {
         };
         *lock(&self.index_events) = Some(events.clone());
         let state = self.retrieval.clone();
-        tokio::task::spawn_blocking(move || match open_index(&state, &workspace) {
-            Ok(index) => {
-                let claimed = claim_refreshes(&index);
-                if !claimed.is_empty() {
-                    refresh(&claimed, &events);
-                } else if let Some(reason) = index.fault() {
-                    events(IndexEvent::InMemory(reason));
+        tokio::task::spawn_blocking(move || {
+            match open_index(&state, &workspace, cache_dir().as_deref()) {
+                Ok(index) => {
+                    let claimed = claim_refreshes(&index);
+                    if !claimed.is_empty() {
+                        refresh(&claimed, &events);
+                    } else if let Some(reason) = index.fault() {
+                        events(IndexEvent::InMemory(reason));
+                    }
                 }
+                Err(why) => events(IndexEvent::NotIndexed(why)),
             }
-            Err(why) => events(IndexEvent::NotIndexed(why)),
         });
     }
 
@@ -78,18 +85,20 @@ impl Session {
     pub async fn prepare_index(&self, events: IndexEvents) -> Option<workspace_index::Coverage> {
         let workspace = self.workspace()?;
         let state = self.retrieval.clone();
-        let task = tokio::task::spawn_blocking(move || match open_index(&state, &workspace) {
-            Ok(index) => {
-                let claimed = claim_refreshes(&index);
-                if !claimed.is_empty() {
-                    refresh(&claimed, &events);
+        let task = tokio::task::spawn_blocking(move || {
+            match open_index(&state, &workspace, cache_dir().as_deref()) {
+                Ok(index) => {
+                    let claimed = claim_refreshes(&index);
+                    if !claimed.is_empty() {
+                        refresh(&claimed, &events);
+                    }
+                    index.wait_ready(Duration::MAX);
+                    Some(index.coverage())
                 }
-                index.wait_ready(Duration::MAX);
-                Some(index.coverage())
-            }
-            Err(why) => {
-                events(IndexEvent::NotIndexed(why));
-                None
+                Err(why) => {
+                    events(IndexEvent::NotIndexed(why));
+                    None
+                }
             }
         });
         task.await.ok().flatten()
@@ -146,7 +155,7 @@ impl Session {
             .unwrap_or_else(|| Arc::new(|_| {}));
         let history_wanted = self.settings().history;
         let task = tokio::task::spawn_blocking(move || {
-            let index = match open_index(&state, &workspace) {
+            let index = match open_index(&state, &workspace, cache_dir().as_deref()) {
                 Ok(index) => index,
                 Err(why) => return (Vec::new(), IndexState::NotIndexed(why)),
             };
@@ -232,6 +241,11 @@ fn pending_changes(
     changes
 }
 
+/// Where the indexes are kept (`COPILOT_LS_CACHE_DIR`, …).
+fn cache_dir() -> Option<std::path::PathBuf> {
+    workspace_index::cache_dir_from_env()
+}
+
 /// Each change given to the index of the root its shown path lies in, as a path inside
 /// that root.
 fn apply_by_root(index: &WorkspaceIndex, changes: Vec<Change>) {
@@ -260,8 +274,19 @@ fn apply_by_root(index: &WorkspaceIndex, changes: Vec<Change>) {
 fn open_index(
     state: &Mutex<RetrievalState>,
     workspace: &Workspace,
+    cache: Option<&std::path::Path>,
 ) -> Result<WorkspaceIndex, String> {
     let mut state = lock(state);
+    let roots: Vec<PathBuf> = workspace
+        .sandbox
+        .roots()
+        .iter()
+        .map(|r| r.path.clone())
+        .collect();
+    if !state.roots.is_empty() && state.roots != roots {
+        // A caller from before the roots changed: its index, not the session's.
+        return WorkspaceIndex::open_roots(workspace, cache, true);
+    }
     if let Some(why) = &state.not_indexed {
         return Err(why.clone());
     }
@@ -269,7 +294,6 @@ fn open_index(
         return Ok(index.clone());
     }
     let home = project_root::home_dir();
-    let cache = workspace_index::cache_dir_from_env();
     let sandbox = &workspace.sandbox;
     let mut roots = Vec::new();
     let mut kept = HashMap::new();
@@ -358,5 +382,37 @@ fn refresh(indexes: &[RetrievalIndex], events: &IndexEvents) {
     // command line's asks wait for it too (their refresh returns after it).
     for index in indexes {
         index.history().refresh();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A warm-up or an ask that began before the roots changed opens the index with the
+    /// old workspace after the change: it must not leave its index over the old roots
+    /// for the asks that follow (the warm-up of a folder added during the first build
+    /// found it there and never indexed the new folder).
+    #[test]
+    fn a_caller_from_before_the_roots_changed_leaves_the_sessions_index_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        for root in [&a, &b] {
+            std::fs::create_dir_all(root.join(".git")).unwrap();
+            std::fs::write(root.join("lib.rs"), "pub fn f() {}\n").unwrap();
+        }
+        let session = Session::new(crate::session::Settings::default());
+        session.set_roots(std::slice::from_ref(&a)).unwrap();
+        let before = session.workspace().unwrap();
+        session.set_roots(&[a.clone(), b.clone()]).unwrap();
+        let now = session.workspace().unwrap();
+        let stale = open_index(&session.retrieval, &before, None).unwrap();
+        assert_eq!(stale.roots().count(), 1);
+        let index = open_index(&session.retrieval, &now, None).unwrap();
+        assert_eq!(
+            index.roots().count(),
+            2,
+            "the session's index covers both roots"
+        );
     }
 }

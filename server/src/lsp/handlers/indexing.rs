@@ -21,6 +21,10 @@ use crate::index::Progress;
 use crate::lsp::server::Backend;
 use crate::session::IndexEvent;
 
+/// Refreshes started in this process: the first's tokens are `copilot-ls/indexing` and
+/// `copilot-ls/definitions`, a later one's `copilot-ls/indexing/2` and so on.
+static REFRESHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Starts the session's index refresh and forwards what it reports to the client.
 pub fn start(backend: &Backend) {
     let (sender, mut receiver) = mpsc::unbounded_channel::<IndexEvent>();
@@ -30,7 +34,15 @@ pub fn start(backend: &Backend) {
     let client = backend.client.clone();
     let supported = backend.flags().work_done_progress;
     tokio::spawn(async move {
-        let mut files = Token::new(&client, supported, "copilot-ls/indexing", "Indexing").await;
+        // A token of its own per refresh (a folder added while the first build runs
+        // starts another): two refreshes sharing one would end each other's progress.
+        let n = REFRESHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = |base: &str| match n {
+            0 => base.to_string(),
+            n => format!("{base}/{}", n + 1),
+        };
+        let mut files =
+            Token::new(&client, supported, &name("copilot-ls/indexing"), "Indexing").await;
         let mut definitions = None;
         while let Some(event) = receiver.recv().await {
             match event {
@@ -63,7 +75,7 @@ pub fn start(backend: &Backend) {
                             Token::new(
                                 &client,
                                 supported,
-                                "copilot-ls/definitions",
+                                &name("copilot-ls/definitions"),
                                 "Indexing definitions",
                             )
                             .await,
