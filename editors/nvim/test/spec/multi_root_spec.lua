@@ -349,10 +349,11 @@ describe('several roots', function()
     assert.are.same({ folder(dirs.alpha), folder(dirs.beta) }, client.workspace_folders)
     assert.are.equal(1, #vim.lsp.get_clients({ name = 'copilot_ls', _uninitialized = true }))
 
-    -- The server has both roots, and cites beta's file by its root's name. Asked through
-    -- tools: a no-model answer searches the index, and a server whose first index
-    -- refresh was still running when the folder came keeps searching the first root
-    -- alone (a server race, seen with copilot-ls at bf7cb1e).
+    -- The server has both roots, and cites beta's file by its root's name. (A folder
+    -- that came while the first index refresh was still running was once left out of
+    -- the index the no-model answers search: the server's unit test
+    -- `a_caller_from_before_the_roots_changed_leaves_the_sessions_index_alone` holds
+    -- that fix; here the roots are checked through the model's tools.)
     vim.cmd('CopilotAsk where is the burst read?')
     local ask = H.wait_ask()
     assert.are.equal('done', ask.status, ask.error)
