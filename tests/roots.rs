@@ -452,3 +452,39 @@ fn the_editor_without_a_model_finds_places_in_a_folder_added_while_it_runs() {
     let (status, _, _) = client.shutdown();
     assert!(status.success());
 }
+
+#[test]
+fn a_folder_that_cannot_be_a_root_is_told_and_the_others_still_work() {
+    let folders = Folders::new();
+    let (backend, missing) = (folders.root("backend"), folders.parent.join("missing"));
+    let mut client = LspClient::spawn(
+        Path::new(BIN),
+        &folders.parent,
+        &[("COPILOT_LS_CACHE_DIR", folders.cache.to_str().unwrap())],
+    );
+    client
+        .request(
+            "initialize",
+            json!({
+                "processId": null,
+                "workspaceFolders": [folder(&backend), {"uri": file_uri(&missing), "name": "missing"}],
+                "capabilities": {},
+            }),
+        )
+        .unwrap();
+    client.notify("initialized", json!({}));
+    let told = client.notification("window/showMessage", |p| {
+        p["message"].as_str().is_some_and(|m| m.contains("missing"))
+    });
+    assert_eq!(told["type"], 1, "an error: {told}");
+    // One root left: its paths are its own, as with one folder.
+    let asked = client
+        .request(
+            "copilot/ask",
+            json!({"question": "where is the invoice settled with the tax rate"}),
+        )
+        .unwrap();
+    assert_eq!(asked["citations"][0]["path"], "src/billing.rs", "{asked}");
+    let (status, _, _) = client.shutdown();
+    assert!(status.success());
+}
