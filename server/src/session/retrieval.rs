@@ -307,7 +307,7 @@ fn open_index(
         let index = state
             .by_root
             .remove(&root.path)
-            .unwrap_or_else(|| RetrievalIndex::shared(workspace.only(i), cache.as_deref()));
+            .unwrap_or_else(|| RetrievalIndex::shared(workspace.only(i), cache));
         kept.insert(root.path.clone(), index.clone());
         roots.push((sandbox.prefix(i), index));
     }
