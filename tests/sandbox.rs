@@ -77,6 +77,30 @@ fn layout() -> (tempfile::TempDir, Workspace) {
     (base, workspace)
 }
 
+/// `layout()`'s workspace as the first of two roots: `repo` and `base/other`, a second
+/// root with a link of its own out of the workspace.
+fn two_roots(base: &Path, one: &Workspace) -> Workspace {
+    let other = base.join("other");
+    write(&other.join("src/main.rs"), "fn main() {}\n");
+    symlink(base.join("outside/canary.txt"), other.join("peek.txt")).unwrap();
+    let sandbox = Sandbox::with_roots(&[base.join("repo"), other]).unwrap();
+    Workspace::new(sandbox, Arc::new(Editor(one.open_documents())))
+}
+
+/// A case's arguments in a workspace of several roots: a relative path starts with the
+/// root's name, and a listing with no path lists that root.
+fn in_root(tool: &str, args: &serde_json::Value, root: &str) -> serde_json::Value {
+    let mut args = args.clone();
+    match args.get("path").and_then(serde_json::Value::as_str) {
+        Some(path) if !Path::new(path).is_absolute() => {
+            args["path"] = json!(format!("{root}/{path}"));
+        }
+        None if tool == "list_directory" => args["path"] = json!(root),
+        _ => {}
+    }
+    args
+}
+
 enum Expect {
     /// An `Error: ` result containing this text.
     Error(&'static str),
@@ -348,8 +372,31 @@ fn adversarial_paths_are_refused_and_the_canary_never_leaks() {
     ];
     assert!(cases.len() >= 25);
     let mut failures = Vec::new();
-    for (index, (tool, args, expect)) in cases.iter().enumerate() {
-        let output = tools::run(tool, &args.to_string(), &workspace);
+    // Each case in the workspace alone, then with its root as the first of two: the
+    // same refusals, and the second root's own link out refused as well.
+    let several = two_roots(&base, &workspace);
+    let mut runs: Vec<(&str, serde_json::Value, &Expect, &Workspace)> = Vec::new();
+    for (tool, args, expect) in &cases {
+        runs.push((tool, args.clone(), expect, &workspace));
+        runs.push((tool, in_root(tool, args, "repo"), expect, &several));
+    }
+    let peek = Error("path is outside the workspace");
+    runs.push((
+        "read_file",
+        json!({"path": "other/peek.txt"}),
+        &peek,
+        &several,
+    ));
+    runs.push((
+        "read_file",
+        json!({"path": "repo/../other/src/main.rs"}),
+        &peek,
+        &several,
+    ));
+    let nothing = Lacks("canary");
+    runs.push(("find_files", json!({"pattern": "**/*"}), &nothing, &several));
+    for (index, (tool, args, expect, workspace)) in runs.iter().enumerate() {
+        let output = tools::run(tool, &args.to_string(), workspace);
         let text = &output.text;
         let ok = match expect {
             Error(needle) => text.starts_with("Error: ") && text.contains(needle) && !output.ok,
