@@ -85,7 +85,7 @@ pub fn find(text: &str) -> Vec<Found> {
     // Lines already inside a block, so an END is not taken twice.
     let mut covered: Vec<Range<usize>> = Vec::new();
     for rule in rules {
-        for begin in rule.begin.find_iter(text) {
+        for begin in rule.begin.get().find_iter(text) {
             let first = line_of(begin.start());
             if covered.iter().any(|c| c.contains(&first)) {
                 continue;
@@ -93,7 +93,7 @@ pub fn find(text: &str) -> Vec<Found> {
             let line = &lines[first];
             let rest = &text[begin.end()..line.range.end];
             if rest.starts_with('\\') {
-                if let Some(end) = rule.end.find(rest) {
+                if let Some(end) = rule.end.get().find(rest) {
                     // One line: a JSON string with `\n` escapes.
                     out.push(found(begin.start()..begin.end() + end.end(), &rule.marker));
                     covered.push(first..first + 1);
@@ -108,7 +108,7 @@ pub fn find(text: &str) -> Vec<Found> {
             covered.push(first..last + 1);
         }
         // An END with no BEGIN in the text: the excerpt began inside the block.
-        for end in rule.end.find_iter(text) {
+        for end in rule.end.get().find_iter(text) {
             let last = line_of(end.start());
             if covered.iter().any(|c| c.contains(&last)) {
                 continue;
@@ -131,7 +131,7 @@ pub fn find(text: &str) -> Vec<Found> {
 fn block_end(text: &str, lines: &[Line], first: usize, rule: &BlockRule) -> Option<usize> {
     let limit = lines.len().min(first + MAX_BLOCK_LINES);
     // With an END: every line between must be quiet, one of them key material.
-    let end = (first + 1..limit).find(|&i| rule.end.is_match(&text[lines[i].range.clone()]));
+    let end = (first + 1..limit).find(|&i| rule.end.get().is_match(&text[lines[i].range.clone()]));
     if let Some(end) = end {
         let between = &lines[first + 1..end];
         let quiet = between
@@ -181,7 +181,7 @@ fn empty_lines(
 ) {
     for line in &lines[range] {
         let body = &text[line.content..line.range.end];
-        let end = match rule.end.find(body) {
+        let end = match rule.end.get().find(body) {
             Some(end) => line.content + end.end(),
             None => line.range.end,
         };

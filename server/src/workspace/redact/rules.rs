@@ -2,7 +2,7 @@
 //! over a text: a keyword prefilter (one Aho-Corasick pass, as gitleaks does) picks the
 //! rules worth running, each of those runs its regex over the whole text.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::Regex;
@@ -57,11 +57,38 @@ pub struct AssignmentSpec {
     pub placeholders: Vec<String>,
 }
 
+/// A rule's regex, compiled the first time its keyword is found: compiling the whole
+/// table was most of a `copilot-ls tool` call's start (about 30 ms), and most texts
+/// trigger no rule at all.
+pub struct LazyRegex {
+    id: String,
+    pattern: String,
+    compiled: OnceLock<Regex>,
+}
+
+impl LazyRegex {
+    fn new(id: &str, pattern: &str) -> LazyRegex {
+        LazyRegex {
+            id: id.to_string(),
+            pattern: pattern.to_string(),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The compiled regex. The table is compiled in, so a mistake in it is a bug the
+    /// unit tests catch (they compile every rule), never a state the server runs in.
+    pub fn get(&self) -> &Regex {
+        self.compiled.get_or_init(|| {
+            Regex::new(&self.pattern).unwrap_or_else(|e| panic!("rules.toml: {}: {e}", self.id))
+        })
+    }
+}
+
 /// A multi-line key: what opens and closes it.
 pub struct BlockRule {
     pub marker: String,
-    pub begin: Regex,
-    pub end: Regex,
+    pub begin: LazyRegex,
+    pub end: LazyRegex,
     pub keyword: String,
 }
 
@@ -75,7 +102,7 @@ pub enum ValueTest {
 
 pub struct TokenRule {
     pub marker: String,
-    regex: Regex,
+    regex: LazyRegex,
     secret: usize,
     value: ValueTest,
 }
@@ -100,9 +127,7 @@ pub static RULES: LazyLock<Rules> = LazyLock::new(|| load(include_str!("rules.to
 /// catch, never a state the server runs in.
 fn load(text: &str) -> Rules {
     let table: Table = toml::from_str(text).expect("rules.toml parses");
-    let compile = |id: &str, pattern: &str| {
-        Regex::new(pattern).unwrap_or_else(|e| panic!("rules.toml: {id}: {e}"))
-    };
+    let compile = LazyRegex::new;
     let blocks = table
         .block
         .iter()
@@ -230,7 +255,7 @@ impl Rules {
         }
         let mut out = Vec::new();
         for (rule, _) in self.tokens.iter().zip(&triggered).filter(|(_, t)| **t) {
-            for caps in rule.regex.captures_iter(text) {
+            for caps in rule.regex.get().captures_iter(text) {
                 let Some(secret) = caps.get(rule.secret) else {
                     continue;
                 };
@@ -294,6 +319,14 @@ mod tests {
         }
         let rules = &*RULES;
         assert!(rules.tokens.len() >= 50, "{}", rules.tokens.len());
+        // Every regex compiles (each is compiled only when its keyword is first found).
+        for rule in &rules.tokens {
+            rule.regex.get();
+        }
+        for block in &rules.blocks {
+            block.begin.get();
+            block.end.get();
+        }
         // The classification of spanning rules sees what spans and what does not.
         assert!(can_match_line_break(r"machine\s+\S+"));
         assert!(can_match_line_break(r"\{[^}]*?default"));
