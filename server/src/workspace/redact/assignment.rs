@@ -40,7 +40,7 @@ static NAME_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
     words.extend(spec.password_words.iter().map(String::as_str));
     words.extend(spec.secret_words.iter().map(String::as_str));
-    words.push("key");
+    words.push(super::rules::ASSIGNMENT_KEY_WORD);
     AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostFirst)
@@ -49,12 +49,12 @@ static NAME_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .expect("words build")
 });
 
-/// Findings on every line of `text` that holds a name word.
+/// Findings on every line of `text` that holds a name word as a word of a name.
 pub fn find(text: &str) -> Vec<Found> {
     let mut out = Vec::new();
     let mut next_line = 0;
     for word in NAME_WORDS.find_iter(text) {
-        if word.start() < next_line {
+        if word.start() < next_line || !names_with(text, word.start(), word.end()) {
             continue;
         }
         let start = text[..word.start()].rfind('\n').map_or(0, |i| i + 1);
@@ -78,6 +78,31 @@ pub fn find(text: &str) -> Vec<Found> {
         next_line = end;
     }
     out
+}
+
+/// Whether the name word at `start..end` is one a name can be judged by: among the
+/// words (`split_words`) of the identifier it stands in, a password or secret word, or
+/// one ending in `key` (`classify` needs one of those). `pat` inside `path` or `sig`
+/// inside `signal` is not: most lines of code hold such a word, and each sent its whole
+/// line through the assignment regex. A name word is letters only, so it lies within
+/// one run of letters and digits, and every word `classify` reads is one.
+fn names_with(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let alnum = |b: &u8| b.is_ascii_alphanumeric();
+    let from = bytes[..start]
+        .iter()
+        .rposition(|b| !alnum(b))
+        .map_or(0, |i| i + 1);
+    let to = bytes[end..]
+        .iter()
+        .position(|b| !alnum(b))
+        .map_or(bytes.len(), |i| end + i);
+    let spec = &RULES.assignment;
+    split_words(&text[from..to]).iter().any(|w| {
+        w.ends_with(super::rules::ASSIGNMENT_KEY_WORD)
+            || spec.password_words.contains(w)
+            || spec.secret_words.contains(w)
+    })
 }
 
 fn judge(caps: &Captures<'_>, line: &str) -> Option<Found> {
@@ -286,6 +311,35 @@ pub fn split_words(name: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_word_counts_only_as_a_word_of_its_name() {
+        let relevant = |text: &str, word: &str| {
+            let start = text.to_ascii_lowercase().find(word).unwrap();
+            names_with(text, start, start + word.len())
+        };
+        for (text, word) in [
+            ("db_pass = 'x'", "pass"),
+            ("apiKey: 1", "key"),
+            ("APIKEY=1", "key"),
+            ("accessTokenStorageKey = 2", "token"),
+            ("sig=abc", "sig"),
+            ("spring.datasource.password: x", "password"),
+        ] {
+            assert!(relevant(text, word), "{text}");
+        }
+        for (text, word) in [
+            ("let path = x;", "pat"),
+            ("signal = 3", "sig"),
+            ("passport = 'x'", "pass"),
+            ("tokenizer = 1", "token"),
+        ] {
+            assert!(!relevant(text, word), "{text}");
+        }
+        // Skipped words leave the line's real assignment found.
+        let line = r#"path = "/tmp"; db_password = "hunter2hunter2""#;
+        assert_eq!(find(line).len(), 1);
+    }
 
     #[test]
     fn names_split_into_words() {

@@ -57,6 +57,10 @@ pub struct AssignmentSpec {
     pub placeholders: Vec<String>,
 }
 
+/// The word besides the password and secret words that makes a name worth judging as
+/// an assignment's (`api_key`, `apiKey`, `APIKEY`).
+pub const ASSIGNMENT_KEY_WORD: &str = "key";
+
 /// A rule's regex, compiled the first time its keyword is found: compiling the whole
 /// table was most of a `copilot-ls tool` call's start (about 30 ms), and most texts
 /// trigger no rule at all.
