@@ -199,6 +199,30 @@ fn index_json_reports_each_root_and_the_totals() {
 }
 
 #[test]
+fn the_doctor_checks_each_roots_index() {
+    let folders = Folders::new();
+    assert!(folders.run(&["index"]).status.success());
+    let output = folders.run(&["doctor", "--json"]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let index: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == "index")
+        .map(|c| c["detail"].as_str().unwrap())
+        .collect();
+    assert_eq!(index.len(), 2, "{report}");
+    assert!(
+        index[0].starts_with(folders.root("backend").to_str().unwrap()),
+        "{index:?}"
+    );
+    assert!(
+        index[1].starts_with(folders.root("frontend").to_str().unwrap()),
+        "{index:?}"
+    );
+}
+
+#[test]
 fn a_no_model_ask_cites_the_second_root_under_its_name() {
     let folders = Folders::new();
     let output = folders.run(&[

@@ -11,23 +11,18 @@ use crate::index::{cache_dir_from_env, WorkspaceIndex};
 use crate::session::doctor::{self, Sources};
 use crate::session::settings::process_env;
 use crate::session::Settings;
-use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
 
 pub async fn run(
     settings: Settings,
     problems: Vec<String>,
-    workspace: Option<PathBuf>,
+    workspace: Vec<PathBuf>,
     json: bool,
 ) -> ExitCode {
-    let root = super::workspace_root(workspace);
-    let workspace = match Sandbox::new(&root) {
+    let workspace = match super::roots_sandbox(&super::workspace_roots(workspace)) {
         Ok(sandbox) => Workspace::new(sandbox, Arc::new(NoDocuments)),
-        Err(error) => {
-            eprintln!(
-                "copilot-ls: cannot use {} as the workspace: {error}",
-                root.display()
-            );
+        Err(why) => {
+            eprintln!("{why}");
             return ExitCode::from(2);
         }
     };

@@ -98,9 +98,10 @@ enum Command {
     /// Check what a first ask needs (provider, key, endpoint, cache, index) and say
     /// what to fix. Exit 0 when an ask would work.
     Doctor {
-        /// Workspace root (default: the current directory).
+        /// Workspace root (default: the current directory); give it again for each
+        /// further root.
         #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
+        workspace: Vec<PathBuf>,
         /// Print one JSON object {checks: [{name, status, detail}]}.
         #[arg(long)]
         json: bool,
@@ -255,15 +256,10 @@ fn init_logging(default_level: &str) {
         .try_init();
 }
 
-/// The workspace root for a command: the flag, else the current directory.
-fn workspace_root(flag: Option<PathBuf>) -> PathBuf {
-    flag.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
-}
-
 /// The workspace roots for a command: each `--workspace`, else the current directory.
 fn workspace_roots(flags: Vec<PathBuf>) -> Vec<PathBuf> {
     if flags.is_empty() {
-        vec![workspace_root(None)]
+        vec![std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))]
     } else {
         flags
     }
