@@ -492,11 +492,15 @@ fn a_folder_that_cannot_be_a_root_is_told_and_the_others_still_work() {
             json!({
                 "processId": null,
                 "workspaceFolders": [folder(&backend), {"uri": file_uri(&missing), "name": "missing"}],
-                "capabilities": {},
+                "capabilities": {"window": {"workDoneProgress": true}},
             }),
         )
         .unwrap();
     client.notify("initialized", json!({}));
+    // The ask below answers from the whole index: its build's progress ends first.
+    client.wait_for(|message| {
+        message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
+    });
     let told = client.notification("window/showMessage", |p| {
         p["message"].as_str().is_some_and(|m| m.contains("missing"))
     });
