@@ -9,6 +9,8 @@ exactly the same files. Side by side, alternating, each run on an empty cache:
 - `copilot-ls index --json` (cold build): wall seconds, CPU seconds (user and system,
   steadier than wall time on a shared machine) and the process's peak resident set
   (`wait4`'s ru_maxrss);
+- `copilot-ls serve` on the first round's warm caches, with the roots as LSP workspace
+  folders: its resident set once the index's refresh has ended;
 - then, on the two roots' warm caches, adding the second root to the first:
   `index --json` with both roots after an index of `a` alone reads only `b`'s files
   (`filesRead` of `a` is 0: adding a folder never rebuilds the others).
@@ -53,6 +55,26 @@ def run(binary, roots, cache):
     return seconds, cpu, usage.ru_maxrss / 1024, json.loads(out)
 
 
+def server_rss(binary, roots, cache):
+    """`copilot-ls serve` over `roots` on a warm `cache`: its resident set (MB) once the
+    index's refresh has ended, as an editor would have it running."""
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    from index_bench import Lsp
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "COPILOT_LS_CACHE_DIR": cache,
+           "COPILOT_LS_HISTORY": "off"}
+    server = Lsp(binary, roots[0], env)
+    try:
+        folders = [{"uri": "file://" + root, "name": os.path.basename(root)} for root in roots]
+        server.request("initialize", {"processId": None, "rootUri": folders[0]["uri"],
+                                      "workspaceFolders": folders,
+                                      "capabilities": {"window": {"workDoneProgress": True}}})
+        server.notify("initialized", {})
+        server.wait_indexed()
+        return server.rss_mb()
+    finally:
+        server.close()
+
+
 def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
@@ -79,6 +101,9 @@ def main():
             measured[kind].append((seconds, cpu, peak, report["files"]))
             print(f"round {round_ + 1} {kind} root(s): {seconds:.1f} s, CPU {cpu:.1f} s, "
                   f"peak {peak:.0f} MB, {report['files']} files", file=sys.stderr)
+    # A server on the first round's warm caches: what an editor holds.
+    resident = {kind: server_rss(binary, [both] if kind == "one" else halves,
+                                 os.path.join(caches, f"{kind}-0")) for kind in ("one", "two")}
     # Adding a root: `a` alone, then both.
     cache = os.path.join(caches, "added")
     shutil.rmtree(cache, ignore_errors=True)
@@ -97,6 +122,9 @@ def main():
               f"| {median(kind, 2):.0f} |")
     ratio = lambda i: median("two", i) / median("one", i)
     print(f"| ratio two / one | | {ratio(0):.2f}x | {ratio(1):.2f}x | {ratio(2):.2f}x |")
+    print(f"\nA server on the warm index, resident once its refresh ended: one root "
+          f"{resident['one']:.0f} MB, two roots {resident['two']:.0f} MB "
+          f"({resident['two'] / resident['one']:.2f}x).")
     print(f"\nAdding the second root to the first's index read {read[0]} files of the first "
           f"and {read[1]} of the second.")
 
