@@ -47,13 +47,17 @@ pub fn run(workspace: Vec<PathBuf>, json: bool) -> ExitCode {
         let result = match &roots[..] {
             [one] => one.json(),
             several => {
-                let mut total = serde_json::json!({
-                    "roots": several.iter().map(|root| {
+                // Each root's report once: its size on disk is a walk of its directory.
+                let reports: Vec<serde_json::Value> = several
+                    .iter()
+                    .map(|root| {
                         let mut json = root.json();
                         json["root"] = serde_json::json!(root.index.root().display().to_string());
                         json
-                    }).collect::<Vec<_>>(),
-                });
+                    })
+                    .collect();
+                // `roots` first, the totals after it.
+                let mut total = serde_json::json!({ "roots": [] });
                 for key in [
                     "files",
                     "chunks",
@@ -63,12 +67,10 @@ pub fn run(workspace: Vec<PathBuf>, json: bool) -> ExitCode {
                     "bytes",
                     "unreached",
                 ] {
-                    let sum: u64 = several
-                        .iter()
-                        .map(|root| root.json()[key].as_u64().unwrap_or(0))
-                        .sum();
+                    let sum: u64 = reports.iter().map(|r| r[key].as_u64().unwrap_or(0)).sum();
                     total[key] = serde_json::json!(sum);
                 }
+                total["roots"] = serde_json::Value::Array(reports);
                 let seconds: f64 = several.iter().map(|root| root.seconds).sum();
                 total["seconds"] = serde_json::json!(seconds);
                 total

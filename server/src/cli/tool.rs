@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::index_progress::IndexProgress;
 use crate::agent;
-use crate::index::{cache_dir_from_env, Bounds, WorkspaceIndex};
+use crate::index::{cache_dir_from_env, refresh_in_turn, Bounds, WorkspaceIndex};
 use crate::tools;
 use crate::workspace::{NoDocuments, Workspace};
 
@@ -64,9 +64,7 @@ pub fn run(name: &str, arguments: &str, workspace: Vec<PathBuf>, no_wait: bool) 
             };
             if wants_files && !no_wait {
                 let shown = IndexProgress::new();
-                for root in index.roots() {
-                    root.refresh_or_fall_back(Bounds::from_env(), &|p| shown.progress(&p));
-                }
+                refresh_in_turn(index.roots(), Bounds::from_env(), &|p| shown.progress(&p));
                 shown.finish(Some(&index));
             }
             Some(index)

@@ -78,7 +78,7 @@ pub use self::rank::Ranking;
 pub use self::related::{RelatedError, RelatedPlace};
 use self::schema::Fields;
 pub use self::semantic::model_available;
-pub use self::several::WorkspaceIndex;
+pub use self::several::{refresh_in_turn, WorkspaceIndex};
 pub use self::store::{cache_dir_from_env, Location};
 pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
 pub use self::tokenize::terms;

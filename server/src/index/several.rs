@@ -7,6 +7,7 @@
 //! The per-root work (refreshing, taking in changes, the history) stays with each
 //! root's `RetrievalIndex`; this is only the view the searches and lookups go through.
 
+use std::cell::Cell;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,8 +16,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::{self, Part};
 use super::{
-    analyze, lock, past_changes, semantic, symbol_table, Counts, Coverage, IndexedSymbol, Ranking,
-    RetrievalHit, RetrievalIndex,
+    analyze, lock, past_changes, semantic, symbol_table, Bounds, Counts, Coverage, IndexedSymbol,
+    Progress, Ranking, RefreshReport, RetrievalHit, RetrievalIndex,
 };
 use crate::syntax::Symbol;
 use crate::workspace::{project_root, Workspace};
@@ -30,9 +31,7 @@ pub struct WorkspaceIndex {
 impl WorkspaceIndex {
     /// The index of a one-root workspace: its paths are shown as they are.
     pub fn one(index: RetrievalIndex) -> WorkspaceIndex {
-        WorkspaceIndex {
-            roots: vec![(String::new(), index)].into(),
-        }
+        WorkspaceIndex::of_roots(vec![(String::new(), index)])
     }
 
     /// The index of several roots, each with the prefix its paths are shown under
@@ -67,9 +66,15 @@ impl WorkspaceIndex {
             };
             roots.push((sandbox.prefix(i), index));
         }
-        match roots.is_empty() {
-            true => Err(why_not.unwrap_or_else(|| "no workspace root".to_string())),
-            false => Ok(WorkspaceIndex::of_roots(roots)),
+        match (roots.is_empty(), why_not) {
+            (true, why) => Err(why.unwrap_or_else(|| "no workspace root".to_string())),
+            (false, why) => {
+                // The others are indexed: the callers tell only of none.
+                if let Some(why) = why {
+                    tracing::warn!("{why}");
+                }
+                Ok(WorkspaceIndex::of_roots(roots))
+            }
         }
     }
 
@@ -182,6 +187,51 @@ impl WorkspaceIndex {
     pub fn file_count(&self) -> usize {
         self.roots().map(RetrievalIndex::file_count).sum()
     }
+}
+
+/// Brings `indexes` up to date one after the other (`RetrievalIndex::refresh_or_fall_back`),
+/// reported as one refresh: a root's file and definition counts follow those of the
+/// roots before it, so the progress only grows. The reports summed (the first
+/// truncation, failure and unreached path kept).
+pub fn refresh_in_turn<'a>(
+    indexes: impl IntoIterator<Item = &'a RetrievalIndex>,
+    bounds: Bounds,
+    progress: &dyn Fn(Progress),
+) -> RefreshReport {
+    let mut total = RefreshReport::default();
+    // What the roots refreshed before counted: files, definitions.
+    let (mut files_before, mut definitions_before) = (0, 0);
+    for index in indexes {
+        let (files, definitions) = (Cell::new(0), Cell::new(0));
+        let report = index.refresh_or_fall_back(bounds, &|reported| {
+            progress(match reported {
+                Progress::Files { done, total } => {
+                    files.set(total);
+                    Progress::Files {
+                        done: files_before + done,
+                        total: files_before + total,
+                    }
+                }
+                Progress::Definitions { done, total } => {
+                    definitions.set(total);
+                    Progress::Definitions {
+                        done: definitions_before + done,
+                        total: definitions_before + total,
+                    }
+                }
+                truncated => truncated,
+            })
+        });
+        files_before += files.get();
+        definitions_before += definitions.get();
+        total.files_read += report.files_read;
+        total.seconds += report.seconds;
+        total.unreached += report.unreached;
+        total.truncated = total.truncated.or(report.truncated);
+        total.failed = total.failed.or(report.failed);
+        total.unreached_example = total.unreached_example.or(report.unreached_example);
+    }
+    total
 }
 
 /// One root's searchers, held for one search.

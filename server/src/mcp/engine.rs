@@ -12,6 +12,7 @@
 //! refresh starts another one in the background, because the client (a coding agent)
 //! edits files and no editor tells us which.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,7 +21,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::index::{
-    cache_dir_from_env, Bounds, Location, Progress, RetrievalIndex, WorkspaceIndex,
+    cache_dir_from_env, refresh_in_turn, Bounds, Location, Progress, RetrievalIndex, WorkspaceIndex,
 };
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::{NoDocuments, Workspace};
@@ -120,42 +121,22 @@ impl Root {
         let root = self.clone();
         std::thread::spawn(move || {
             let began = Instant::now();
-            // Progress only grows: the definitions of a cold build's second phase
-            // count on after its files, and each root's after the roots' before it.
-            let files = std::sync::atomic::AtomicUsize::new(0);
-            let before = std::sync::atomic::AtomicUsize::new(0);
-            let mut report = crate::index::RefreshReport::default();
-            for index in root.index.roots() {
-                let done_before = before.load(std::sync::atomic::Ordering::Relaxed);
-                let read =
-                    index.refresh_or_fall_back(Bounds::from_env(), &|progress| match progress {
-                        Progress::Files { done, total } => {
-                            files.store(total, std::sync::atomic::Ordering::Relaxed);
-                            root.building.send_modify(|b| {
-                                b.done = done_before + done;
-                                b.total = done_before + total;
-                            });
-                        }
-                        Progress::Definitions { done, total } => {
-                            let files = files.load(std::sync::atomic::Ordering::Relaxed);
-                            before.store(
-                                done_before + files + total,
-                                std::sync::atomic::Ordering::Relaxed,
-                            );
-                            root.building.send_modify(|b| {
-                                b.done = done_before + files + done;
-                                b.total = done_before + files + total;
-                            });
-                        }
-                        Progress::Truncated(why) => root.note(why),
-                    });
-                let counted = before.load(std::sync::atomic::Ordering::Relaxed);
-                before.store(
-                    counted.max(done_before + files.load(std::sync::atomic::Ordering::Relaxed)),
-                    std::sync::atomic::Ordering::Relaxed,
-                );
-                report.files_read += read.files_read;
-            }
+            // One count that only grows: each root's files and definitions after those
+            // of the roots before it (`refresh_in_turn`), the definitions of a cold
+            // build's second phase after the files.
+            let (files, definitions) = (Cell::new((0, 0)), Cell::new((0, 0)));
+            let report = refresh_in_turn(root.index.roots(), Bounds::from_env(), &|progress| {
+                match progress {
+                    Progress::Files { done, total } => files.set((done, total)),
+                    Progress::Definitions { done, total } => definitions.set((done, total)),
+                    Progress::Truncated(why) => return root.note(why),
+                }
+                let ((files_done, files_total), (done, total)) = (files.get(), definitions.get());
+                root.building.send_modify(|b| {
+                    b.done = files_done + done;
+                    b.total = files_total + total;
+                });
+            });
             if let Some(fault) = root.index.fault() {
                 root.note(format!("the index is kept in memory only: {fault}"));
             }

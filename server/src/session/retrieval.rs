@@ -6,14 +6,13 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{lock, Document, IndexEvent, IndexEvents, Session};
 use crate::agent::IndexState;
 use crate::index::{self as workspace_index, Change, RetrievalHit, RetrievalIndex, WorkspaceIndex};
-use crate::workspace::project_root;
 use crate::workspace::Workspace;
 
 /// Which retrieved chunks an ask starts from, given a search for the best `n`
@@ -29,9 +28,11 @@ const INDEX_WAIT: Duration = Duration::from_secs(2);
 #[derive(Default)]
 pub(super) struct RetrievalState {
     pub(super) index: Option<WorkspaceIndex>,
-    /// Each root's index by its canonical path: kept when the roots change, so a root
-    /// that stays is never opened again (`open_index` drops those of roots gone).
-    by_root: HashMap<PathBuf, RetrievalIndex>,
+    /// The index over the roots before they changed, held until the next one is
+    /// opened: each root's index is the process's (`RetrievalIndex::shared`), so a root
+    /// that stays gets the very index this holds, never opened again; those of roots
+    /// gone are let go with it.
+    retired: Option<WorkspaceIndex>,
     /// Set when no root is a project (`/`, a home directory): why none is indexed.
     /// Then there is no index, and the tools read and search on demand.
     not_indexed: Option<String>,
@@ -48,7 +49,8 @@ impl RetrievalState {
     /// root's index that stays (paths are shown anew, so every open document is sent
     /// again).
     pub(super) fn roots_changed(&mut self, roots: Vec<PathBuf>) {
-        self.index = None;
+        // Two changes before an open: the first index is the one still holding roots.
+        self.retired = self.index.take().or(self.retired.take());
         self.not_indexed = None;
         self.seen_versions.clear();
         self.roots = roots;
@@ -250,18 +252,12 @@ fn cache_dir() -> Option<std::path::PathBuf> {
 /// that root.
 fn apply_by_root(index: &WorkspaceIndex, changes: Vec<Change>) {
     let mut by_root: Vec<Vec<Change>> = index.roots().map(|_| Vec::new()).collect();
-    for change in changes {
-        let inside = |shown: &str| index.root_of(shown).map(|(i, path)| (i, path.to_string()));
-        let (i, change) = match change {
-            Change::Editor { path, text } => match inside(&path) {
-                Some((i, path)) => (i, Change::Editor { path, text }),
-                None => continue,
-            },
-            Change::Disk { path } => match inside(&path) {
-                Some((i, path)) => (i, Change::Disk { path }),
-                None => continue,
-            },
+    for mut change in changes {
+        let (Change::Editor { path, .. } | Change::Disk { path }) = &mut change;
+        let Some((i, inside)) = index.root_of(path).map(|(i, p)| (i, p.to_string())) else {
+            continue;
         };
+        *path = inside;
         by_root[i].push(change);
     }
     for (root, changes) in index.roots().zip(by_root) {
@@ -283,44 +279,29 @@ fn open_index(
         .iter()
         .map(|r| r.path.clone())
         .collect();
-    if !state.roots.is_empty() && state.roots != roots {
-        // A caller from before the roots changed: its index, not the session's.
-        return WorkspaceIndex::open_roots(workspace, cache, true);
-    }
-    if let Some(why) = &state.not_indexed {
-        return Err(why.clone());
-    }
-    if let Some(index) = &state.index {
-        return Ok(index.clone());
-    }
-    let home = project_root::home_dir();
-    let sandbox = &workspace.sandbox;
-    let mut roots = Vec::new();
-    let mut kept = HashMap::new();
-    let mut not_indexed = None;
-    for (i, root) in sandbox.roots().iter().enumerate() {
-        if let Some(why) = project_root::not_a_project(&root.path, home.as_deref()) {
-            tracing::warn!("{why}");
-            not_indexed.get_or_insert(why);
-            continue;
+    // A caller from before the roots changed gets an index of its own, not the
+    // session's.
+    let current = state.roots.is_empty() || state.roots == roots;
+    if current {
+        if let Some(why) = &state.not_indexed {
+            return Err(why.clone());
         }
-        let index = state
-            .by_root
-            .remove(&root.path)
-            .unwrap_or_else(|| RetrievalIndex::shared(workspace.only(i), cache));
-        kept.insert(root.path.clone(), index.clone());
-        roots.push((sandbox.prefix(i), index));
+        if let Some(index) = &state.index {
+            return Ok(index.clone());
+        }
     }
-    // The indexes of roots no longer open are let go here.
-    state.by_root = kept;
-    if roots.is_empty() {
-        let why = not_indexed.unwrap_or_else(|| "no workspace root".to_string());
-        state.not_indexed = Some(why.clone());
-        return Err(why);
+    let opened = WorkspaceIndex::open_roots(workspace, cache, true);
+    if current {
+        state.retired = None;
+        match &opened {
+            Ok(index) => state.index = Some(index.clone()),
+            Err(why) => {
+                tracing::warn!("{why}");
+                state.not_indexed = Some(why.clone());
+            }
+        }
     }
-    let index = WorkspaceIndex::of_roots(roots);
-    state.index = Some(index.clone());
-    Ok(index)
+    opened
 }
 
 /// The roots' indexes whose background refresh this caller claimed (and so runs).
@@ -333,51 +314,27 @@ fn claim_refreshes(index: &WorkspaceIndex) -> Vec<RetrievalIndex> {
 }
 
 /// Brings each root's index up to date with the disk, one after the other, reporting
-/// to `events` as one refresh (the counts of the roots done before carried into each
-/// later one's); a disk that refuses an index moves it to memory (told once as
-/// `IndexEvent::InMemory`).
+/// to `events` as one refresh (`index::refresh_in_turn`); a disk that refuses an index
+/// moves it to memory (told once as `IndexEvent::InMemory`).
 fn refresh(indexes: &[RetrievalIndex], events: &IndexEvents) {
-    let mut total = workspace_index::RefreshReport::default();
-    // What the roots refreshed before this one counted: (files, definitions).
-    let before = [AtomicUsize::new(0), AtomicUsize::new(0)];
-    for index in indexes {
-        if let Some(reason) = index.fault() {
-            events(IndexEvent::InMemory(reason));
-        }
-        let had_fault = index.fault().is_some();
-        let seen = [AtomicUsize::new(0), AtomicUsize::new(0)];
-        let report = index.refresh_or_fall_back(workspace_index::Bounds::from_env(), &|progress| {
-            let carried = |slot: usize, done: usize, total: usize| {
-                seen[slot].store(total, Ordering::Relaxed);
-                let before = before[slot].load(Ordering::Relaxed);
-                (before + done, before + total)
-            };
-            events(IndexEvent::Progress(match progress {
-                workspace_index::Progress::Files { done, total } => {
-                    let (done, total) = carried(0, done, total);
-                    workspace_index::Progress::Files { done, total }
-                }
-                workspace_index::Progress::Definitions { done, total } => {
-                    let (done, total) = carried(1, done, total);
-                    workspace_index::Progress::Definitions { done, total }
-                }
-                truncated => truncated,
-            }));
-        });
-        for (before, seen) in before.iter().zip(&seen) {
-            before.fetch_add(seen.load(Ordering::Relaxed), Ordering::Relaxed);
-        }
-        if let (false, Some(reason)) = (had_fault, index.fault()) {
-            events(IndexEvent::InMemory(reason));
-        }
-        total.files_read += report.files_read;
-        total.seconds += report.seconds;
-        total.unreached += report.unreached;
-        total.truncated = total.truncated.or(report.truncated);
-        total.failed = total.failed.or(report.failed);
-        total.unreached_example = total.unreached_example.or(report.unreached_example);
+    let faulted: Vec<bool> = indexes
+        .iter()
+        .map(|index| index.fault().is_some())
+        .collect();
+    for reason in indexes.iter().filter_map(RetrievalIndex::fault) {
+        events(IndexEvent::InMemory(reason));
     }
-    events(IndexEvent::Done(total));
+    let report = workspace_index::refresh_in_turn(
+        indexes,
+        workspace_index::Bounds::from_env(),
+        &|progress| events(IndexEvent::Progress(progress)),
+    );
+    for (index, had) in indexes.iter().zip(faulted) {
+        if let (false, Some(reason)) = (had, index.fault()) {
+            events(IndexEvent::InMemory(reason));
+        }
+    }
+    events(IndexEvent::Done(report));
     // After the files are done and said to be: the history never delays them. The
     // command line's asks wait for it too (their refresh returns after it).
     for index in indexes {

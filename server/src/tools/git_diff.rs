@@ -51,25 +51,19 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
         return run_in(args, &root.workspace, &root.prefix);
     }
     // Several roots and no path: every root's changes, its paths under its name.
-    let (mut text, mut diff, mut files) = (String::new(), String::new(), Vec::new());
-    for root in &roots {
-        match run_in(Args { path: None }, &root.workspace, &root.prefix) {
-            Ok((output, data)) => {
-                text.push_str(&format!(
-                    "{}:\n{}",
-                    root.prefix.trim_end_matches('/'),
-                    output.text
-                ));
-                diff.push_str(data["diff"].as_str().unwrap_or_default());
-                if let Some(found) = data["files"].as_array() {
-                    files.extend(found.iter().cloned());
-                }
-            }
-            Err(error) => {
-                text.push_str(&format!("{}: {error}\n", root.prefix.trim_end_matches('/')))
-            }
-        }
-    }
+    let (text, data) = in_root::in_each(&roots, |root| {
+        run_in(Args { path: None }, &root.workspace, &root.prefix)
+    });
+    let diff: String = data
+        .iter()
+        .filter_map(|data| data["diff"].as_str())
+        .collect();
+    let files: Vec<Value> = data
+        .iter()
+        .filter_map(|data| data["files"].as_array())
+        .flatten()
+        .cloned()
+        .collect();
     let summary = format!("{} files changed or untracked", files.len());
     Ok((
         ToolOutput::ok(text, summary),

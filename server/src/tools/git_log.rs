@@ -43,24 +43,20 @@ pub fn run(
         return run_in(args, &root.workspace, root.index.as_ref(), &root.prefix);
     }
     // Several roots and no path: each root's history under its name.
-    let (mut text, mut commits) = (String::new(), Vec::new());
-    for root in &roots {
-        let name = root.prefix.trim_end_matches('/');
+    let (text, data) = in_root::in_each(&roots, |root| {
         let args = Args {
             query: args.query.clone(),
             path: None,
             limit: args.limit,
         };
-        match run_in(args, &root.workspace, root.index.as_ref(), &root.prefix) {
-            Ok((output, data)) => {
-                text.push_str(&format!("{name}:\n{}", output.text));
-                if let Some(found) = data["commits"].as_array() {
-                    commits.extend(found.iter().cloned());
-                }
-            }
-            Err(error) => text.push_str(&format!("{name}: {error}\n")),
-        }
-    }
+        run_in(args, &root.workspace, root.index.as_ref(), &root.prefix)
+    });
+    let commits: Vec<Value> = data
+        .iter()
+        .filter_map(|data| data["commits"].as_array())
+        .flatten()
+        .cloned()
+        .collect();
     let summary = format!("{} commits", commits.len());
     Ok((ToolOutput::ok(text, summary), json!({ "commits": commits })))
 }

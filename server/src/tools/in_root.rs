@@ -4,7 +4,10 @@
 //! root. Each run shows its paths under the root's name (`prefix`). With one root this
 //! is the tool as it always ran.
 
+use serde_json::Value;
+
 use super::error::ToolError;
+use super::ToolOutput;
 use crate::index::WorkspaceIndex;
 use crate::workspace::Workspace;
 
@@ -70,4 +73,24 @@ pub fn roots_for(
             .map(|i| narrowed(i, None))
             .collect()),
     }
+}
+
+/// `run` in each of `roots` (several roots, no path): each root's text under its name
+/// (`api:` then its lines, or its error), and the data of the runs that answered.
+pub fn in_each(
+    roots: &[InRoot],
+    run: impl Fn(&InRoot) -> Result<(ToolOutput, Value), ToolError>,
+) -> (String, Vec<Value>) {
+    let (mut text, mut data) = (String::new(), Vec::new());
+    for root in roots {
+        let name = root.prefix.trim_end_matches('/');
+        match run(root) {
+            Ok((output, value)) => {
+                text.push_str(&format!("{name}:\n{}", output.text));
+                data.push(value);
+            }
+            Err(error) => text.push_str(&format!("{name}: {error}\n")),
+        }
+    }
+    (text, data)
 }

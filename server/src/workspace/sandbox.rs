@@ -52,9 +52,7 @@ pub struct Resolved {
 
 #[derive(Debug, Clone)]
 pub struct Sandbox {
-    /// The first root.
-    root: PathBuf,
-    /// Every root and its name; one entry for one root.
+    /// Every root and its name; one entry for one root, never none.
     pub(super) roots: Arc<[Root]>,
 }
 
@@ -83,7 +81,6 @@ impl Sandbox {
 
     pub(super) fn of(roots: Vec<Root>) -> Sandbox {
         Sandbox {
-            root: roots[0].path.clone(),
             roots: roots.into(),
         }
     }
@@ -114,7 +111,7 @@ fn checked_root(root: &Path) -> io::Result<PathBuf> {
 impl Sandbox {
     /// The first root (the only one, usually).
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.roots[0].path
     }
 
     /// Resolves a path that must exist.
@@ -144,7 +141,7 @@ impl Sandbox {
         }
         let requested = requested.as_path();
         if !self.several() {
-            let (absolute, relative) = resolve_in(&self.root, requested, shown)?;
+            let (absolute, relative) = resolve_in(self.root(), requested, shown)?;
             return Ok(Resolved {
                 relative: relative_string(&relative),
                 absolute,
@@ -183,16 +180,22 @@ impl Sandbox {
 
     /// A path resolved in root `i`, shown under the root's name.
     fn shown_in(&self, i: usize, absolute: PathBuf, relative: &Path) -> Resolved {
-        let name = &self.roots[i].name;
-        let inside = path_form::shown_path(relative);
         Resolved {
-            relative: if inside.is_empty() {
-                name.clone()
-            } else {
-                format!("{name}/{inside}")
-            },
+            relative: self.under_name(i, relative),
             absolute,
             root: i,
+        }
+    }
+
+    /// A path inside root `i` as shown: under the root's name (the root itself is its
+    /// name alone).
+    fn under_name(&self, i: usize, relative: &Path) -> String {
+        let name = &self.roots[i].name;
+        let inside = path_form::shown_path(relative);
+        if inside.is_empty() {
+            name.clone()
+        } else {
+            format!("{name}/{inside}")
         }
     }
 
@@ -201,16 +204,10 @@ impl Sandbox {
     /// below the canonical root).
     pub fn relative(&self, absolute: &Path) -> Option<String> {
         if !self.several() {
-            return below(absolute, &self.root).map(relative_string);
+            return below(absolute, self.root()).map(relative_string);
         }
         let (i, relative) = self.containing(absolute)?;
-        let name = &self.roots[i].name;
-        let inside = path_form::shown_path(relative);
-        Some(if inside.is_empty() {
-            name.clone()
-        } else {
-            format!("{name}/{inside}")
-        })
+        Some(self.under_name(i, relative))
     }
 
     /// The root a path lies below, and the path inside it.

@@ -38,7 +38,8 @@ pub async fn did_change_workspace_folders(
         .into_iter()
         .filter(|root| !removed.contains(root))
         .collect();
-    roots.extend(added.into_iter().map(canonical));
+    // Canonicalized by the sandbox, which drops one given twice.
+    roots.extend(added);
     if roots.is_empty() {
         // The last folder closed: nothing to answer about until one is opened.
         tracing::info!("every workspace folder was closed");
