@@ -7,7 +7,7 @@
 //! `REDACT_TABLE_JSON=path` also writes the table of seed 1 as JSON, to measure other
 //! redactors against the same cases.
 
-use copilot_ls::workspace::redact::{needs_whole_text, redact, redact_lines};
+use copilot_ls::workspace::redact::{needs_whole_text, redact, redact_each_line, redact_lines};
 use copilot_ls_test_support::secrets::{benign, cases, Case};
 
 const SEEDS: u64 = 20;
@@ -144,6 +144,18 @@ fn a_text_without_spanning_rules_reads_the_same_redacted_line_by_line() {
                 .enumerate()
             {
                 assert_eq!(redact(line), expected, "{kind}, line {}", n + 1);
+            }
+            // A search's matched lines, redacted in one scan: all of them, every other
+            // one, and lines without their line break, each as it reads alone.
+            let all: Vec<&str> = text.split_inclusive('\n').collect();
+            let odd: Vec<&str> = all.iter().copied().step_by(2).collect();
+            let bare: Vec<&str> = all.iter().map(|l| l.trim_end_matches('\n')).collect();
+            for lines in [&all, &odd, &bare] {
+                for (line, each) in lines.iter().zip(redact_each_line(lines)) {
+                    let alone = redact(line);
+                    let expected = matches!(alone, std::borrow::Cow::Owned(_)).then_some(alone);
+                    assert_eq!(each.as_deref(), expected.as_deref(), "{kind}: {line:?}");
+                }
             }
         }
     }

@@ -238,11 +238,14 @@ fn search_one(
             Cow::Borrowed(_) => Some(collect(relative, matched)),
         };
     }
+    let lines: Vec<&str> = matched.iter().map(|(_, line)| line.as_str()).collect();
+    let redacted = redact::redact_each_line(&lines);
     let shown = matched
         .into_iter()
-        .filter_map(|(line_number, line)| match redact(&line) {
-            Cow::Borrowed(_) => Some((line_number, line)),
-            Cow::Owned(redacted) => {
+        .zip(redacted)
+        .filter_map(|((line_number, line), redacted)| match redacted {
+            None => Some((line_number, line)),
+            Some(redacted) => {
                 let still = matcher.is_match(redacted.trim_end_matches(['\n', '\r']).as_bytes());
                 still.ok()?.then_some((line_number, redacted))
             }

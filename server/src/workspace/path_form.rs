@@ -102,6 +102,20 @@ fn path_from_bytes(bytes: Vec<u8>) -> PathBuf {
 
 /// The shown form of a whole relative path, `/`-separated.
 pub fn shown_path(path: &Path) -> String {
+    // Most paths are plain ASCII names joined by single slashes: shown as they are. A
+    // search that matched in 50,000 files shows each of their paths.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let plain = |part: &[u8]| {
+        !part.is_empty()
+            && part != b"."
+            && part != b".."
+            && part.iter().all(|b| (0x20..0x7f).contains(b) && *b != b'\\')
+    };
+    if bytes.split(|b| *b == b'/').all(plain) {
+        if let Some(text) = path.to_str() {
+            return text.to_string();
+        }
+    }
     let parts: Vec<String> = path
         .components()
         .filter_map(|c| match c {
@@ -120,6 +134,32 @@ mod tests {
     fn os(bytes: &[u8]) -> OsString {
         use std::os::unix::ffi::OsStringExt;
         OsString::from_vec(bytes.to_vec())
+    }
+
+    #[test]
+    fn a_plain_path_is_shown_as_the_parts_joined() {
+        for path in [
+            "src/main.rs",
+            "a b/c.d",
+            "./src/x.rs",
+            "src//x.rs",
+            "src/./x.rs",
+            "../up/x.rs",
+            "/abs/x.rs",
+            "dir/",
+            "back\\x41slash",
+            "naïve/é.rs",
+            "",
+        ] {
+            let slow: Vec<String> = Path::new(path)
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(name) => Some(shown(name)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(shown_path(Path::new(path)), slow.join("/"), "{path:?}");
+        }
     }
 
     #[cfg(unix)]
