@@ -26,6 +26,10 @@ configuration has its own COPILOT_LS_CACHE_DIR under .tmp/bench-history/.
 3. Asks: ten fixed no-model questions about numpy, `copilot-ls ask --json`, on the warm
    caches, history on and off interleaved (on, off, on, off...): p50 each and the ratio.
 4. A bounded cold read: as 1 with COPILOT_LS_HISTORY_MAX_COMMITS=30000.
+5. Servers, as an editor holds them: `copilot-ls serve` asked the ten questions over LSP
+   on the warm history-on store, on the history-off cache, and on a copy of that cache
+   with history on (its first ask starts the whole read, in the background); then each
+   one's resident set (VmRSS, after any read ended) and its peak (VmHWM).
 
 Prints one Markdown table with the targets beside the results.
 """
@@ -197,6 +201,66 @@ def asks(binary, root):
     return times, cpu, related
 
 
+def server(binary, root, cache, history=True):
+    """A running server as an editor holds it: `copilot-ls serve` on `cache`, the ten
+    questions asked over LSP one after another, then (once any history read it started
+    has ended, as its log says) its resident set now (VmRSS) and at its peak (VmHWM), MB.
+    """
+    import threading
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    from index_bench import Lsp
+    env = environment(cache, history=history)
+    read_ended = threading.Event()
+
+    class Logged(Lsp):
+        def __init__(self, binary, root, env):
+            self.proc = subprocess.Popen([binary, "serve"], cwd=root, env=env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+            self.next_id = 0
+            threading.Thread(target=self.log, daemon=True).start()
+
+        def log(self):
+            for line in self.proc.stderr:
+                if LINE.search(line.decode(errors="replace")):
+                    read_ended.set()
+
+    lsp = Logged(binary, root, env)
+    try:
+        uri = "file://" + root
+        lsp.request("initialize", {"processId": None, "rootUri": uri,
+                                   "workspaceFolders": [{"uri": uri, "name": "numpy"}],
+                                   "capabilities": {"window": {"workDoneProgress": True}}})
+        lsp.notify("initialized", {})
+        for question in QUESTIONS:
+            reply = lsp.request("copilot/ask", {"question": question})
+            assert "result" in reply, reply
+        # Only a server with history on and an empty store reads; the others log nothing.
+        read_ended.wait(timeout=120 if history and cache == "cache-serve" else 0)
+        status = {}
+        with open(f"/proc/{lsp.proc.pid}/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
+                    status[key] = int(value.split()[0]) / 1024
+        return status
+    finally:
+        lsp.close()
+
+
+def servers(binary, root):
+    """Servers on the warm history-on store, on the history-off cache, and on a copy of
+    that cache with history on (the store empty: the first ask starts the whole read)."""
+    source, target = os.path.join(OUT, "cache-off"), os.path.join(OUT, "cache-serve")
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target)
+    result = {"held": server(binary, root, "cache-on"),
+              "off": server(binary, root, "cache-off", history=False),
+              "reading": server(binary, root, "cache-serve")}
+    print(f"  servers: {result}", file=sys.stderr)
+    return result
+
+
 def median(values):
     return statistics.median(values)
 
@@ -242,6 +306,7 @@ def main():
                 runs["still"].append(base)
     moved = moves(binary, root, head, count)
     ask_ms, ask_cpu, related = asks(binary, root)
+    resident = servers(binary, root)
     git(root, "checkout", "-q", "--detach", head)
 
     on, off, bound = runs["on"], runs["off"], runs["bound"]
@@ -278,6 +343,14 @@ def main():
          each([r["rss"] for r in runs["alone"]], "%.0f"),
          each([r["rss"] for r in runs["still"]], "%.0f"), "+" + each(alone_diff, "%.0f") + " MB",
          "(the same target)"),
+        ("a server after the ten asks, resident MB (VmRSS): the history held (warm store)",
+         f"{resident['held']['VmRSS']:.0f}", f"{resident['off']['VmRSS']:.0f}",
+         f"+{resident['held']['VmRSS'] - resident['off']['VmRSS']:.0f} MB", "(the same target)"),
+        ("a server whose first ask read the whole history: resident after it / peak MB",
+         f"{resident['reading']['VmRSS']:.0f} / {resident['reading']['VmHWM']:.0f}",
+         f"{resident['off']['VmRSS']:.0f} / {resident['off']['VmHWM']:.0f}",
+         f"+{resident['reading']['VmRSS'] - resident['off']['VmRSS']:.0f} / "
+         f"+{resident['reading']['VmHWM'] - resident['off']['VmHWM']:.0f} MB", ""),
         ("on disk MB: history store (`<index dir>.history`) / index",
          each([r["store"] / 1e6 for r in on], "%.1f") + " / "
          + each([r["json"]["bytes"] / 1e6 for r in on], "%.1f"),
