@@ -24,6 +24,8 @@ use super::{ChangedFile, CommitRecord, Reason};
 /// Bump when the schema or what a commit record holds changes.
 const FORMAT: u32 = 2;
 const META_FILE: &str = "history.json";
+/// The renames of the store (`Store::renames`), written with the meta file.
+const RENAMES_FILE: &str = "renames.tsv";
 /// One indexing thread with tantivy's smallest useful arena: commits are small.
 const WRITER_BUDGET: usize = 16 * 1024 * 1024;
 
@@ -178,7 +180,8 @@ impl Store {
         let _ = writer.delete_all_documents();
     }
 
-    /// Commits the writer's changes and the meta file with them.
+    /// Commits the writer's changes and the meta file with them, then the renames file
+    /// for that meta.
     pub fn commit(&mut self, writer: &mut IndexWriter, meta: Meta) -> Result<(), String> {
         writer.commit().map_err(|e| e.to_string())?;
         self.reader.reload().map_err(|e| e.to_string())?;
@@ -187,6 +190,22 @@ impl Store {
             let text = serde_json::to_string(&self.meta).unwrap_or_default();
             write_atomically(&dir.join(META_FILE), &text)
                 .map_err(|e| format!("cannot write the history's meta file: {e}"))?;
+            let renames = self.renames_in_index();
+            let file = dir.join(RENAMES_FILE);
+            // A path with a tab or a line break in it cannot be written there: the
+            // renames are then read from the store each time.
+            let plain = |path: &String| !path.contains(['\t', '\n', '\r']);
+            let written = if renames.iter().all(|(old, new, _)| plain(old) && plain(new)) {
+                write_atomically(&file, &renames_text(&self.meta, &renames))
+            } else {
+                std::fs::remove_file(&file).or_else(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => Ok(()),
+                    _ => Err(e),
+                })
+            };
+            if let Err(error) = written {
+                tracing::debug!("history: no renames file: {error}");
+            }
         }
         Ok(())
     }
@@ -290,6 +309,17 @@ impl Store {
 
     /// Every rename the store knows, as (old path, new path, seq), oldest first.
     pub fn renames(&self) -> Vec<(String, String, u64)> {
+        let saved = self.dir.as_ref().and_then(|dir| {
+            let text = std::fs::read_to_string(dir.join(RENAMES_FILE)).ok()?;
+            renames_from_text(&self.meta, &text)
+        });
+        saved.unwrap_or_else(|| self.renames_in_index())
+    }
+
+    /// The renames read from the commits that made them: each such commit's stored
+    /// document is decompressed, which on a long history cost more than the rest of a
+    /// no-model ask's history work (numpy: 14 ms), hence the renames file.
+    fn renames_in_index(&self) -> Vec<(String, String, u64)> {
         let searcher = self.reader.searcher();
         let query = TermQuery::new(
             Term::from_field_text(self.fields.renamed, "1"),
@@ -403,8 +433,115 @@ fn open_dir(dir: &Path, schema: &Schema) -> Result<(Index, Meta), String> {
     }
 }
 
+/// The renames file's first line: what it was made for. A file made for another HEAD
+/// (another process read the history since, or a read ended before writing it) is not
+/// used: the renames are read from the store instead.
+fn renames_header(meta: &Meta) -> String {
+    format!(
+        "copilot-ls renames {FORMAT} {} {}",
+        meta.head.as_deref().unwrap_or("-"),
+        meta.seq
+    )
+}
+
+/// Every rename (old path, new path, the renaming commit's seq), oldest first, as the
+/// renames file holds them: a header, then `seq\told\tnew` lines.
+fn renames_text(meta: &Meta, renames: &[(String, String, u64)]) -> String {
+    let mut text = renames_header(meta);
+    text.push('\n');
+    for (old, new, seq) in renames {
+        text.push_str(&format!("{seq}\t{old}\t{new}\n"));
+    }
+    text
+}
+
+/// The renames of a renames file made for `meta`; `None` for one made for another, or
+/// damaged.
+fn renames_from_text(meta: &Meta, text: &str) -> Option<Vec<(String, String, u64)>> {
+    let mut lines = text.lines();
+    if lines.next()? != renames_header(meta) {
+        return None;
+    }
+    lines
+        .map(|line| {
+            let mut parts = line.splitn(3, '\t');
+            let seq = parts.next()?.parse().ok()?;
+            Some((parts.next()?.to_string(), parts.next()?.to_string(), seq))
+        })
+        .collect()
+}
+
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let part = path.with_extension("json.part");
+    let mut part = path.as_os_str().to_os_string();
+    part.push(".part");
+    let part = PathBuf::from(part);
     std::fs::write(&part, text)?;
     std::fs::rename(&part, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{ChangedFile, CommitRecord};
+
+    fn commit(id: &str, files: &[(&str, Option<&str>)]) -> CommitRecord {
+        CommitRecord {
+            id: id.to_string(),
+            time: 0,
+            author: "a".to_string(),
+            subject: "s".to_string(),
+            body: String::new(),
+            files: files
+                .iter()
+                .map(|(path, old)| ChangedFile {
+                    path: path.to_string(),
+                    old_path: old.map(str::to_string),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_renames_file_gives_the_stores_renames_and_only_for_its_own_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(Some(dir.path()));
+        let mut writer = store.writer().unwrap();
+        store.add(&writer, &commit("1", &[("a.py", None)]), 1, "");
+        store.add(&writer, &commit("2", &[("b.py", Some("a.py"))]), 2, "");
+        store.add(
+            &writer,
+            &commit("3", &[("c/d.py", Some("b.py")), ("e.py", None)]),
+            3,
+            "",
+        );
+        let meta = Meta {
+            format: FORMAT,
+            head: Some("3".to_string()),
+            seq: 3,
+            reason: None,
+        };
+        store.commit(&mut writer, meta.clone()).unwrap();
+        let expected = vec![
+            ("a.py".to_string(), "b.py".to_string(), 2),
+            ("b.py".to_string(), "c/d.py".to_string(), 3),
+        ];
+        assert_eq!(store.renames_in_index(), expected);
+        let text = std::fs::read_to_string(dir.path().join(RENAMES_FILE)).unwrap();
+        assert_eq!(renames_from_text(&meta, &text), Some(expected.clone()));
+        assert_eq!(store.renames(), expected);
+        // Made for another HEAD, or damaged: not used.
+        let other = Meta {
+            head: Some("4".to_string()),
+            ..meta.clone()
+        };
+        assert_eq!(renames_from_text(&other, &text), None);
+        assert_eq!(renames_from_text(&meta, &format!("{text}garbage\n")), None);
+        // A store whose renames file is stale reads them from its documents.
+        std::fs::write(
+            dir.path().join(RENAMES_FILE),
+            renames_text(&other, &[("x".into(), "y".into(), 1)]),
+        )
+        .unwrap();
+        assert_eq!(store.renames(), expected);
+    }
 }
