@@ -59,7 +59,9 @@ with_retries() {
   for try in 1 2 3; do
     echo "-- try $try: $*" >>"$logfile"
     "$@" >>"$logfile" 2>&1 && return 0
-    [ "$try" -lt 3 ] && log "try $try failed, trying again (see $logfile)"
+    # A pause before the next try (a back-off, not a wait for anything of ours).
+    [ "$try" -lt 3 ] && log "try $try failed, trying again in $((try * 10)) s (see $logfile)" &&
+      sleep $((try * 10))
   done
   return 1
 }
