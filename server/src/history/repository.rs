@@ -19,8 +19,12 @@ use gix::ObjectId;
 
 use super::Reason;
 
-/// Bytes of decompressed delta bases each thread's handle keeps.
-const DELTA_BASE_CACHE: usize = 8 * 1024 * 1024;
+/// Bytes of decompressed delta bases each thread's handle keeps. 2 MB and a 1 MB object
+/// cache read numpy's 41,819 commits as fast as 8 and 4 did (3.4–3.6 s), at a peak 9 MB
+/// lower (medians of five runs each, interleaved: 109 against 118 MB).
+const DELTA_BASE_CACHE: usize = 2 * 1024 * 1024;
+/// Bytes of objects each thread's handle keeps.
+const OBJECT_CACHE: usize = 1024 * 1024;
 
 /// A git repository and where a root lies in its work tree.
 pub struct Repository {
@@ -72,7 +76,7 @@ impl Repository {
     /// again (each commit's tree beside its parent's).
     pub fn local(&self) -> gix::Repository {
         let mut repo = self.repo.to_thread_local();
-        repo.object_cache_size_if_unset(4 * 1024 * 1024);
+        repo.object_cache_size_if_unset(OBJECT_CACHE);
         repo
     }
 
