@@ -58,12 +58,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<(ToolOutput, Value), Too
         .iter()
         .filter_map(|data| data["diff"].as_str())
         .collect();
-    let files: Vec<Value> = data
-        .iter()
-        .filter_map(|data| data["files"].as_array())
-        .flatten()
-        .cloned()
-        .collect();
+    let files = in_root::joined(&data, "files");
     let summary = format!("{} files changed or untracked", files.len());
     Ok((
         ToolOutput::ok(text, summary),

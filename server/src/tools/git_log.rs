@@ -51,12 +51,7 @@ pub fn run(
         };
         run_in(args, &root.workspace, root.index.as_ref(), &root.prefix)
     });
-    let commits: Vec<Value> = data
-        .iter()
-        .filter_map(|data| data["commits"].as_array())
-        .flatten()
-        .cloned()
-        .collect();
+    let commits = in_root::joined(&data, "commits");
     let summary = format!("{} commits", commits.len());
     Ok((ToolOutput::ok(text, summary), json!({ "commits": commits })))
 }

@@ -94,3 +94,12 @@ pub fn in_each(
     }
     (text, data)
 }
+
+/// The arrays under `key` of every run's data, one after the other.
+pub fn joined(data: &[Value], key: &str) -> Vec<Value> {
+    data.iter()
+        .filter_map(|data| data[key].as_array())
+        .flatten()
+        .cloned()
+        .collect()
+}

@@ -112,9 +112,8 @@ pub fn shown_path(path: &Path) -> String {
             && part.iter().all(|b| (0x20..0x7f).contains(b) && *b != b'\\')
     };
     if bytes.split(|b| *b == b'/').all(plain) {
-        if let Some(text) = path.to_str() {
-            return text.to_string();
-        }
+        // Printable ASCII only: the lossy form is the path itself.
+        return path.to_string_lossy().into_owned();
     }
     let parts: Vec<String> = path
         .components()
