@@ -8,9 +8,9 @@
 //! String`), so it must end its line or statement, and a password-like one must hold a
 //! digit, a symbol or mixed case.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::{Captures, Regex};
 
 use super::randomness::looks_random;
@@ -33,34 +33,22 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-/// The words that can make a name secret-looking, to find the few lines worth
-/// matching `ASSIGNMENT` on.
-static NAME_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let spec = &RULES.assignment;
-    let mut words: Vec<&str> = Vec::new();
-    words.extend(spec.password_words.iter().map(String::as_str));
-    words.extend(spec.secret_words.iter().map(String::as_str));
-    words.push(super::rules::ASSIGNMENT_KEY_WORD);
-    AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::LeftmostFirst)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(words)
-        .expect("words build")
-});
-
-/// Findings on every line of `text` that holds a name word as a word of a name.
-pub fn find(text: &str) -> Vec<Found> {
+/// Findings on every line of `text` that holds a name word as a word of a name;
+/// `name_words` (from `Rules::hits` of `text`) are where the words stand, by start.
+pub fn find(text: &str, name_words: &[Range<usize>]) -> Vec<Found> {
     let mut out = Vec::new();
     let mut next_line = 0;
-    for word in NAME_WORDS.find_iter(text) {
-        if word.start() < next_line || !names_with(text, word.start(), word.end()) {
+    for word in name_words {
+        if word.start < next_line
+            || !names_with(text, word.start, word.end)
+            || !may_assign(text, word.end)
+        {
             continue;
         }
-        let start = text[..word.start()].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[word.end()..]
+        let start = text[..word.start].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[word.end..]
             .find('\n')
-            .map_or(text.len(), |i| word.end() + i);
+            .map_or(text.len(), |i| word.end + i);
         let line = &text[start..end];
         let mut at = 0;
         while let Some(caps) = ASSIGNMENT.captures_at(line, at) {
@@ -98,11 +86,42 @@ fn names_with(text: &str, start: usize, end: usize) -> bool {
         .position(|b| !alnum(b))
         .map_or(bytes.len(), |i| end + i);
     let spec = &RULES.assignment;
-    split_words(&text[from..to]).iter().any(|w| {
-        w.ends_with(super::rules::ASSIGNMENT_KEY_WORD)
-            || spec.password_words.contains(w)
-            || spec.secret_words.contains(w)
+    // Compared without lower-casing copies: this runs for every name word of a text.
+    let among = |list: &[String], word: &str| list.iter().any(|w| w.eq_ignore_ascii_case(word));
+    let key = super::rules::ASSIGNMENT_KEY_WORD;
+    words(&text[from..to]).any(|w| {
+        w.len() >= key.len() && w[w.len() - key.len()..].eq_ignore_ascii_case(key)
+            || among(&spec.password_words, w)
+            || among(&spec.secret_words, w)
     })
+}
+
+/// Whether the name word ending at `end` can stand in an assignment's name: the run of
+/// name characters it ends is followed, as `ASSIGNMENT` requires, by a quote and a `]`
+/// if any, blanks, and an operator (a comma only after a quote: `judge` takes no
+/// other). Only a name holding a name word can be judged secret, so a line where no
+/// name word passes holds no finding, and the regex is not run on it (most lines that
+/// name a token or a key use it rather than assign it).
+fn may_assign(text: &str, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = end;
+    let skip = |at: &mut usize, wanted: &dyn Fn(u8) -> bool| {
+        while bytes.get(*at).is_some_and(|b| wanted(*b)) {
+            *at += 1;
+        }
+    };
+    skip(&mut at, &|b| {
+        b.is_ascii_alphanumeric() || b"_.$-".contains(&b)
+    });
+    let quoted = bytes.get(at).is_some_and(|b| b"\"'`".contains(b));
+    at += usize::from(quoted);
+    at += usize::from(bytes.get(at) == Some(&b']'));
+    skip(&mut at, &|b| b == b' ' || b == b'\t');
+    match bytes.get(at) {
+        Some(b':' | b'=' | b'?' | b'+' | b'<') => true,
+        Some(b',') => quoted,
+        _ => false,
+    }
 }
 
 fn judge(caps: &Captures<'_>, line: &str) -> Option<Found> {
@@ -279,33 +298,39 @@ fn classify(words: &[String]) -> Option<NameKind> {
 /// `accessTokenStorageKey` → access, token, storage, key; `DB_PASSWORD` → db, password;
 /// `spring.datasource.password` → spring, datasource, password. Lower case.
 pub fn split_words(name: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_ascii_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
+    words(name).map(str::to_ascii_lowercase).collect()
+}
+
+/// The words of `name` as `split_words` cuts them, as they are written: runs of ASCII
+/// letters and digits, cut where a lower-case letter or a digit meets an upper-case one
+/// (`accessToken`) and before the last capital of a run followed by a lower-case letter
+/// (`APIKey` → API, Key).
+fn words(name: &str) -> impl Iterator<Item = &str> {
+    let bytes = name.as_bytes();
+    let starts_word = move |i: usize| {
+        let c = bytes[i];
+        c.is_ascii_uppercase()
+            && i > 0
+            && (bytes[i - 1].is_ascii_lowercase()
+                || bytes[i - 1].is_ascii_digit()
+                || (bytes[i - 1].is_ascii_uppercase()
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)))
+    };
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() && !bytes[at].is_ascii_alphanumeric() {
+            at += 1;
         }
-        let prev = i.checked_sub(1).map(|p| chars[p]);
-        let next = chars.get(i + 1);
-        let boundary = c.is_ascii_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_ascii_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
-            });
-        if boundary && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
+        if at == bytes.len() {
+            return None;
         }
-        current.push(c.to_ascii_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
+        let start = at;
+        at += 1;
+        while at < bytes.len() && bytes[at].is_ascii_alphanumeric() && !starts_word(at) {
+            at += 1;
+        }
+        Some(&name[start..at])
+    })
 }
 
 #[cfg(test)]
@@ -338,7 +363,68 @@ mod tests {
         }
         // Skipped words leave the line's real assignment found.
         let line = r#"path = "/tmp"; db_password = "hunter2hunter2""#;
-        assert_eq!(find(line).len(), 1);
+        assert_eq!(find_all(line).len(), 1);
+    }
+
+    fn find_all(text: &str) -> Vec<Found> {
+        find(text, &RULES.hits(text).name_words)
+    }
+
+    /// The regex run over every line and every assignment in it, judged: what `find`
+    /// must give with its gates.
+    fn find_ungated(line: &str) -> Vec<(std::ops::Range<usize>, String)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some(caps) = ASSIGNMENT.captures_at(line, at) {
+            match judge(&caps, line) {
+                Some(found) => {
+                    at = found.range.end;
+                    out.push((found.range, found.marker));
+                }
+                None => at = caps.name("name").map_or(line.len(), |name| name.end()),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_operator_gate_skips_only_lines_that_assign_no_secret_name() {
+        let lines = [
+            r#"db_password = "hunter2hunter2""#,
+            r#"DB_PASSWORD=Xk9#mQ2$vL"#,
+            r#"  "api_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0","#,
+            r#"config["auth_token"] = 'ghx8RkQ2mZ7pW4vN1sT6'"#,
+            r#"setenv("API_TOKEN", "ab12CD34ef56GH78ij90");"#,
+            r#"vault_token: s.Qw3rTy8uIo1pAs5dFg7hJk9l"#,
+            r#"$secret_key := "Zx8Cv6Bn4Mq2Wr9Ty7Ui5Op3""#,
+            r#"self.signing_salt ?= "Mn3Bv7Cx1Zq9Wl5Ek2Rj8Ty4""#,
+            r#"secret_token <- "Jh7Gf5Ds3Aq1Wz9Xe8Cr6Vt4""#,
+            r#"api.key += "Yp4Ol8Ik2Uj6Hn0Tg5Rf9Ed3""#,
+            r#"token  :  'Qa2Ws4Ed6Rf8Tg0Yh1Uj3Ik5'"#,
+            r#""Default": "Server=db;Password=Ab12!cd34;""#,
+            r#"let t = config_token.clone(); path = x"#,
+            r#"f(config_token, other_key)"#,
+            r#"signal = 3; key"#,
+            r#"x = tokens.next(); api_key = "Lk9Jh7Gf5Ds3Aq1Wz9Xe8Cr6""#,
+            r#"if api_key == "" { return }"#,
+            r#"my-api-key]  = "Rt5Yu7Io9Pa1Sd3Fg5Hj7Kl9""#,
+        ];
+        let mut with_findings = 0;
+        for line in lines {
+            let found: Vec<_> = find_all(line)
+                .into_iter()
+                .map(|f| (f.range, f.marker))
+                .collect();
+            assert_eq!(found, find_ungated(line), "{line}");
+            with_findings += usize::from(!found.is_empty());
+        }
+        // The lines test the gate both ways: most hold a secret.
+        assert!(with_findings >= 12, "{with_findings}");
+        // And a name word that is used, not assigned, sends no line through the regex.
+        assert!(!may_assign("let t = config_token.clone()", 20));
+        assert!(may_assign(r#"x["token"] = 1"#, 8));
+        assert!(!may_assign("f(config_token, y)", 14));
+        assert!(may_assign(r#"f("token", y)"#, 8));
     }
 
     #[test]
@@ -348,6 +434,10 @@ mod tests {
             ["access", "token", "storage", "key"]
         );
         assert_eq!(split_words("DB_PASSWORD"), ["db", "password"]);
+        assert_eq!(split_words("APIKey2FA"), ["api", "key2", "fa"]);
+        assert_eq!(split_words("__été_Token9x"), ["t", "token9x"]);
+        assert_eq!(split_words("a-b.c$D"), ["a", "b", "c", "d"]);
+        assert_eq!(split_words(""), Vec::<String>::new());
         assert_eq!(split_words("XMLHttpToken"), ["xml", "http", "token"]);
         assert_eq!(
             split_words("spring.datasource.password"),

@@ -70,11 +70,14 @@ fn lines_of(text: &str) -> Vec<Line> {
 }
 
 /// Every key block of `text`, as edits: the BEGIN marker replaced, the rest removed.
-pub fn find(text: &str) -> Vec<Found> {
+/// `triggered` (from `Rules::hits` of `text`) names the blocks whose keyword it holds.
+pub fn find(text: &str, triggered: &[bool]) -> Vec<Found> {
     let rules: Vec<&BlockRule> = RULES
         .blocks
         .iter()
-        .filter(|rule| text.contains(rule.keyword.as_str()))
+        .zip(triggered)
+        .filter(|(_, hit)| **hit)
+        .map(|(rule, _)| rule)
         .collect();
     if rules.is_empty() {
         return Vec::new();

@@ -179,9 +179,10 @@ fn scan(text: &str) -> Vec<Found> {
             }
         }
     };
-    take(blocks::find(text), &mut accepted);
-    take(rules::RULES.tokens(text), &mut accepted);
-    take(assignment::find(text), &mut accepted);
+    let hits = rules::RULES.hits(text);
+    take(blocks::find(text, &hits.blocks), &mut accepted);
+    take(rules::RULES.tokens(text, &hits.tokens), &mut accepted);
+    take(assignment::find(text, &hits.name_words), &mut accepted);
     accepted.sort_by_key(|found| found.range.start);
     accepted
 }

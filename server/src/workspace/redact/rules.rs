@@ -1,7 +1,10 @@
 //! The rules table (`rules.toml`, compiled into the binary) and the token rules run
 //! over a text: a keyword prefilter (one Aho-Corasick pass, as gitleaks does) picks the
-//! rules worth running, each of those runs its regex over the whole text.
+//! rules worth running, each of those runs its regex over the whole text. The same pass
+//! finds the key blocks' keywords and the assignment's name words ([`Hits`]): a text is
+//! read once for all three finders.
 
+use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
@@ -93,7 +96,6 @@ pub struct BlockRule {
     pub marker: String,
     pub begin: LazyRegex,
     pub end: LazyRegex,
-    pub keyword: String,
 }
 
 /// What a token rule's secret group must also pass.
@@ -111,13 +113,32 @@ pub struct TokenRule {
     value: ValueTest,
 }
 
+/// What a keyword of the one automaton stands for.
+#[derive(Clone, Copy)]
+enum Keyword {
+    Token(usize),
+    Block(usize),
+    NameWord,
+}
+
+/// What one pass of the keyword automaton found in a text.
+pub struct Hits {
+    /// The token rules whose keyword the text holds (indexed as `Rules::tokens`).
+    pub tokens: Vec<bool>,
+    /// The key blocks whose keyword it holds (indexed as `Rules::blocks`).
+    pub blocks: Vec<bool>,
+    /// Where a word that can make a name secret-looking stands (`token`, `passwd`,
+    /// `key`), by start.
+    pub name_words: Vec<Range<usize>>,
+}
+
 pub struct Rules {
     pub blocks: Vec<BlockRule>,
     pub tokens: Vec<TokenRule>,
-    /// Keyword automaton over every token rule's keywords; `keyword_rule[i]` is the
-    /// rule of pattern `i`.
+    /// One automaton over every token rule's keywords, every block's keyword and the
+    /// assignment's name words; `keyword_of[i]` says what pattern `i` is.
     keywords: AhoCorasick,
-    keyword_rule: Vec<usize>,
+    keyword_of: Vec<Keyword>,
     /// The keywords of the rules whose findings may span lines: every block's, and
     /// those of the token rules whose regex can match a line break. A text holding none
     /// is redacted line by line exactly as whole (`needs_whole_text`).
@@ -139,11 +160,10 @@ fn load(text: &str) -> Rules {
             marker: spec.marker.clone(),
             begin: compile(&spec.id, &spec.begin),
             end: compile(&spec.id, &spec.end),
-            keyword: spec.keyword.clone(),
         })
         .collect();
-    let mut patterns = Vec::new();
-    let mut keyword_rule = Vec::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut keyword_of = Vec::new();
     let mut spanning: Vec<String> = table.block.iter().map(|b| b.keyword.clone()).collect();
     for spec in &table.token {
         if can_match_line_break(&spec.regex) {
@@ -157,7 +177,7 @@ fn load(text: &str) -> Rules {
         .map(|(index, spec)| {
             for keyword in &spec.keywords {
                 patterns.push(keyword.clone());
-                keyword_rule.push(index);
+                keyword_of.push(Keyword::Token(index));
             }
             let value = match spec.value.as_deref() {
                 None => ValueTest::None,
@@ -173,15 +193,6 @@ fn load(text: &str) -> Rules {
             }
         })
         .collect();
-    // A DFA: every file a tool shows is scanned for all ~150 keywords at once, and the
-    // overlapping scan was a third of `search_code`'s time on a common word (the
-    // default, an NFA, follows failure links byte by byte).
-    let keywords = AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(&patterns)
-        .expect("keywords build");
     // A handful of words, searched over every file a search matched, as written (each
     // spanning rule needs its keyword so: a unit test checks it), in one pass: with so
     // few words the searcher is SIMD (Teddy), and one pass cost less than a substring
@@ -204,11 +215,38 @@ fn load(text: &str) -> Rules {
             *word = word.to_ascii_lowercase();
         }
     }
+    for (index, block) in table.block.iter().enumerate() {
+        patterns.push(block.keyword.clone());
+        keyword_of.push(Keyword::Block(index));
+    }
+    let name_words = assignment
+        .password_words
+        .iter()
+        .chain(&assignment.secret_words)
+        .chain(std::iter::once(&ASSIGNMENT_KEY_WORD.to_string()))
+        .cloned()
+        .collect::<Vec<_>>();
+    for word in name_words {
+        patterns.push(word);
+        keyword_of.push(Keyword::NameWord);
+    }
+    // A DFA: every file a tool shows is scanned for all ~180 keywords at once, and the
+    // overlapping scan was a third of `search_code`'s time on a common word (the
+    // default, an NFA, follows failure links byte by byte). One automaton for the three
+    // finders: a DFA pass costs about the same for 130 patterns as for 160 (about 0.5
+    // GB/s here), so two passes cost twice one. Matched without case: a gate that fires
+    // more often than its rule's regex matches costs time, never a finding.
+    let keywords = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(&patterns)
+        .expect("keywords build");
     Rules {
         blocks,
         tokens,
         keywords,
-        keyword_rule,
+        keyword_of,
         spanning_keywords,
         assignment,
     }
@@ -249,15 +287,32 @@ impl Rules {
         self.spanning_keywords.is_match(text)
     }
 
-    /// Every token rule's findings in `text` (they may overlap; the caller picks).
-    pub fn tokens(&self, text: &str) -> Vec<Found> {
-        let mut triggered = vec![false; self.tokens.len()];
-        // Overlapping matches: a keyword inside another (`sk-` in `sk-ant-`) counts too.
+    /// The keywords `text` holds, in one pass.
+    pub fn hits(&self, text: &str) -> Hits {
+        let mut hits = Hits {
+            tokens: vec![false; self.tokens.len()],
+            blocks: vec![false; self.blocks.len()],
+            name_words: Vec::new(),
+        };
+        // Overlapping matches: a keyword inside another (`sk-` in `sk-ant-`, `key` in
+        // `PRIVATE KEY`) counts too.
         for found in self.keywords.find_overlapping_iter(text) {
-            triggered[self.keyword_rule[found.pattern().as_usize()]] = true;
+            match self.keyword_of[found.pattern().as_usize()] {
+                Keyword::Token(rule) => hits.tokens[rule] = true,
+                Keyword::Block(rule) => hits.blocks[rule] = true,
+                Keyword::NameWord => hits.name_words.push(found.range()),
+            }
         }
+        // Reported by where they end: by start for the assignment finder.
+        hits.name_words.sort_by_key(|word| word.start);
+        hits
+    }
+
+    /// Every finding in `text` of the token rules `triggered` (from [`Rules::hits`] of
+    /// it) names (they may overlap; the caller picks).
+    pub fn tokens(&self, text: &str, triggered: &[bool]) -> Vec<Found> {
         let mut out = Vec::new();
-        for (rule, _) in self.tokens.iter().zip(&triggered).filter(|(_, t)| **t) {
+        for (rule, _) in self.tokens.iter().zip(triggered).filter(|(_, t)| **t) {
             for caps in rule.regex.get().captures_iter(text) {
                 let Some(secret) = caps.get(rule.secret) else {
                     continue;
@@ -363,6 +418,6 @@ mod tests {
         unique.sort();
         unique.dedup();
         assert_eq!(ids.len(), unique.len(), "rule ids are unique");
-        assert!(rules.blocks.iter().all(|b| !b.keyword.is_empty()));
+        assert!(table.block.iter().all(|b| !b.keyword.is_empty()));
     }
 }
