@@ -3,14 +3,13 @@
 //! the redacted text.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::sinks::Lossy;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::WalkState;
 use serde::Deserialize;
 
@@ -37,11 +36,110 @@ pub struct Args {
     pub case_sensitive: bool,
 }
 
-/// The matches of one file: its first lines (enough to fill the output) and a count.
-struct FileMatches {
-    relative: String,
-    lines: Vec<(u64, String)>,
-    count: usize,
+/// The matches found so far: every file's count, and the lines of only those files that
+/// can still be among the first `MAX_MATCHES` shown (files are shown in path order), so
+/// a common word's hundreds of thousands of matching lines are counted, not kept.
+#[derive(Default)]
+struct Kept {
+    /// By path: a file's first lines, enough to fill the output.
+    files: BTreeMap<String, Vec<(u64, String)>>,
+    /// Lines in `files`.
+    held: usize,
+    total: usize,
+    file_count: usize,
+}
+
+impl Kept {
+    /// Whether the lines of a file named `relative` would be kept now (they are still
+    /// counted when not).
+    fn wants(&self, relative: &str) -> bool {
+        self.held < MAX_MATCHES
+            || self
+                .files
+                .last_key_value()
+                .is_some_and(|(last, _)| relative < last.as_str())
+    }
+
+    /// Adds a file's count, and its lines if given, and drops the lines of the last
+    /// files while those before them fill the output.
+    fn add(&mut self, relative: String, count: usize, lines: Option<Vec<(u64, String)>>) {
+        self.total += count;
+        self.file_count += 1;
+        let Some(lines) = lines else {
+            return;
+        };
+        self.held += lines.len();
+        self.files.insert(relative, lines);
+        while let Some((_, last)) = self.files.last_key_value() {
+            if self.held - last.len() < MAX_MATCHES {
+                break;
+            }
+            self.held -= last.len();
+            self.files.pop_last();
+        }
+    }
+}
+
+/// Shared by the walker's threads.
+struct Found<'a> {
+    kept: &'a Mutex<Kept>,
+}
+
+impl Found<'_> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds one file's matches: `shown` gives its matching lines to show, each with
+    /// whether it counts, and is called only when they may be kept.
+    fn add(&self, relative: String, count: usize, shown: impl FnOnce() -> Vec<(u64, String)>) {
+        let wanted = self.lock().wants(&relative);
+        let lines = wanted.then(shown);
+        self.lock().add(relative, count, lines);
+    }
+}
+
+/// A file's matching lines as the searcher reports them: joined into one text, each
+/// ending in a line break, with where each starts and its number. One per walker
+/// thread, reused from file to file (a `String` per line was most of the cost of a
+/// common word after the redaction).
+#[derive(Default)]
+struct Matched {
+    joined: String,
+    starts: Vec<usize>,
+    numbers: Vec<u64>,
+}
+
+impl Matched {
+    fn clear(&mut self) {
+        self.joined.clear();
+        self.starts.clear();
+        self.numbers.clear();
+    }
+
+    fn line(&self, i: usize) -> &str {
+        let end = self.starts.get(i + 1).copied().unwrap_or(self.joined.len());
+        &self.joined[self.starts[i]..end]
+    }
+}
+
+impl Sink for &mut Matched {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        self.starts.push(self.joined.len());
+        self.numbers.push(found.line_number().unwrap_or(0));
+        match std::str::from_utf8(found.bytes()) {
+            Ok(line) => self.joined.push_str(line),
+            Err(_) => self
+                .joined
+                .push_str(&String::from_utf8_lossy(found.bytes())),
+        }
+        if !self.joined.ends_with('\n') {
+            self.joined.push('\n');
+        }
+        Ok(true)
+    }
 }
 
 pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
@@ -71,7 +169,8 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         })
         .collect();
 
-    let results = Mutex::new(Vec::new());
+    let kept = Mutex::new(Kept::default());
+    let found = Found { kept: &kept };
     let sandbox = &workspace.sandbox;
     let unreached = walk::Unreached::default();
     let mut visited_open = Vec::new();
@@ -82,24 +181,23 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
     if let Some(scope) = one_file {
         let relative = || Some(scope.relative.clone());
         let file = || crate::workspace::read::open_regular_file(&scope.absolute);
-        if let Some(found) = search_one(
-            &mut searcher(),
-            &matcher,
+        search_one(
+            (&mut searcher(), &matcher),
             (&scope.absolute, file),
             false,
             relative,
-            (&open, &mut Vec::with_capacity(BUFFER)),
-        ) {
-            results
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(found);
-        }
+            (
+                &open,
+                &mut Vec::with_capacity(BUFFER),
+                &mut Matched::default(),
+            ),
+            &found,
+        );
         visited_open.push(scope.absolute.clone());
     } else {
         let starts: Vec<&std::path::Path> = scopes.iter().map(|s| s.absolute.as_path()).collect();
         walk::builder_over(&starts).build_parallel().run(|| {
-            let results = &results;
+            let found = &found;
             let matcher = &matcher;
             let open = &open;
             let unreached = &unreached;
@@ -107,6 +205,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
             // 64 KiB line buffer, which per file was the largest cost after reading.
             let mut searcher = searcher();
             let mut buffer = Vec::with_capacity(BUFFER);
+            let mut matched = Matched::default();
             Box::new(move |entry| {
                 let entry = match entry {
                     Ok(entry) => entry,
@@ -122,24 +221,18 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
                 let relative = || sandbox.relative(entry.path());
                 let path = entry.path();
                 let file = || walk::open_file(&entry);
-                if let Some(found) = search_one(
-                    &mut searcher,
-                    matcher,
+                search_one(
+                    (&mut searcher, matcher),
                     (path, file),
                     entry.path_is_symlink(),
                     relative,
-                    (open, &mut buffer),
-                ) {
-                    results
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(found);
-                }
+                    (open, &mut buffer, &mut matched),
+                    found,
+                );
                 WalkState::Continue
             })
         });
     }
-    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     // Unsaved new documents that exist only in the editor.
     for (path, text) in &open {
         let in_scope = scopes.iter().any(|scope| path.starts_with(&scope.absolute));
@@ -152,12 +245,10 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         if sandbox.resolve_allow_missing(&relative).is_err() {
             continue;
         }
-        if let Some(found) = search_text(&matcher, text.as_bytes(), &relative) {
-            results.push(found);
-        }
+        search_text(&matcher, text.as_bytes(), relative, &found);
     }
-    results.sort_by(|a, b| a.relative.cmp(&b.relative));
-    let mut output = render(&args.pattern, results);
+    let kept = kept.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut output = render(&args.pattern, kept);
     super::push_unreached(&mut output.text, &unreached);
     Ok(output)
 }
@@ -172,16 +263,16 @@ fn searcher() -> Searcher {
 /// Searches one file, opened by `open_file` unless the editor has it open; `relative`
 /// names it, and is called only when something matched (`None` drops the file).
 fn search_one(
-    searcher: &mut Searcher,
-    matcher: &RegexMatcher,
+    (searcher, matcher): (&mut Searcher, &RegexMatcher),
     (path, open_file): (
         &std::path::Path,
         impl FnOnce() -> std::io::Result<std::fs::File>,
     ),
     is_symlink: bool,
     relative: impl FnOnce() -> Option<String>,
-    (open, buffer): (&HashMap<PathBuf, String>, &mut Vec<u8>),
-) -> Option<FileMatches> {
+    (open, bytes, matched): (&HashMap<PathBuf, String>, &mut Vec<u8>, &mut Matched),
+    found: &Found<'_>,
+) -> Option<()> {
     if !open.is_empty() {
         // Walked paths below the canonical root are canonical already, unless the entry
         // is a symlink: only then is a syscall needed to find its document.
@@ -191,13 +282,13 @@ fn search_one(
             None => None,
         };
         if let Some(text) = text {
-            return search_text(matcher, text.as_bytes(), &relative()?);
+            search_text(matcher, text.as_bytes(), relative()?, found);
+            return Some(());
         }
     }
     // Opened through the workspace so a FIFO or a pseudo file never blocks the search;
     // read whole (once: the redaction below needs the text the search saw).
     let mut file = open_file().ok()?;
-    let bytes = buffer;
     bytes.clear();
     {
         // Through `take`: a plain `File::read_to_end` asks for the size first, a
@@ -208,8 +299,7 @@ fn search_one(
             .read_to_end(bytes)
             .ok()?;
     }
-    let mut matched: Vec<(u64, String)> = Vec::new();
-    let sink = lines_into(&mut matched);
+    matched.clear();
     let huge = bytes.len() as u64 > MAX_READ_BYTES;
     if huge {
         // Past what is read whole: searched as a stream from the start, its matching
@@ -218,11 +308,11 @@ fn search_one(
         bytes.clear();
         bytes.shrink_to(BUFFER);
         file.rewind().ok()?;
-        let _ = searcher.search_file(matcher, &file, sink);
+        let _ = searcher.search_file(matcher, &file, &mut *matched);
     } else {
-        let _ = searcher.search_slice(matcher, bytes, sink);
+        let _ = searcher.search_slice(matcher, bytes, &mut *matched);
     }
-    if matched.is_empty() {
+    if matched.starts.is_empty() {
         return None;
     }
     let relative = relative()?;
@@ -233,56 +323,54 @@ fn search_one(
     // the lines that matched (`redact::needs_whole_text` says when that is the same).
     if !huge && redact::needs_whole_text(&*bytes) {
         let text = String::from_utf8_lossy(bytes);
-        return match redact(&text) {
-            Cow::Owned(shown) => search_text(matcher, shown.as_bytes(), &relative),
-            Cow::Borrowed(_) => Some(collect(relative, matched)),
-        };
+        if let Cow::Owned(shown) = redact(&text) {
+            search_text(matcher, shown.as_bytes(), relative, found);
+            return Some(());
+        }
+        add_all(matched, relative, found);
+        return Some(());
     }
-    let lines: Vec<&str> = matched.iter().map(|(_, line)| line.as_str()).collect();
-    let redacted = redact::redact_each_line(&lines);
-    let shown = matched
-        .into_iter()
-        .zip(redacted)
-        .filter_map(|((line_number, line), redacted)| match redacted {
-            None => Some((line_number, line)),
-            Some(redacted) => {
-                let still = matcher.is_match(redacted.trim_end_matches(['\n', '\r']).as_bytes());
-                still.ok()?.then_some((line_number, redacted))
-            }
-        });
-    let found = collect(relative, shown.collect());
-    (found.count > 0).then_some(found)
-}
-
-/// A file's matching lines, the first ones kept to show (capped), all counted.
-fn collect(relative: String, lines: Vec<(u64, String)>) -> FileMatches {
-    let count = lines.len();
-    let lines = lines
-        .into_iter()
-        .take(MAX_MATCHES)
-        .map(|(line_number, line)| (line_number, cap_line(&line)))
-        .collect();
-    FileMatches {
-        relative,
-        lines,
-        count,
+    let redacted = redact::redact_joined_lines(&matched.joined, &matched.starts);
+    let counts = |i: usize| match &redacted[i] {
+        None => true,
+        Some(line) => matcher
+            .is_match(line.trim_end_matches(['\n', '\r']).as_bytes())
+            .unwrap_or(false),
+    };
+    let counted: Vec<usize> = (0..matched.starts.len()).filter(|i| counts(*i)).collect();
+    if counted.is_empty() {
+        return None;
     }
+    found.add(relative, counted.len(), || {
+        counted
+            .iter()
+            .take(MAX_MATCHES)
+            .map(|&i| {
+                let line = redacted[i].as_deref().unwrap_or_else(|| matched.line(i));
+                (matched.numbers[i], cap_line(line))
+            })
+            .collect()
+    });
+    Some(())
 }
 
-fn search_text(matcher: &RegexMatcher, text: &[u8], relative: &str) -> Option<FileMatches> {
-    let mut matched: Vec<(u64, String)> = Vec::new();
-    let _ = searcher().search_slice(matcher, text, lines_into(&mut matched));
-    (!matched.is_empty()).then(|| collect(relative.to_string(), matched))
+/// Adds every line of `matched` as it is, all counted.
+fn add_all(matched: &Matched, relative: String, found: &Found<'_>) {
+    let count = matched.starts.len();
+    found.add(relative, count, || {
+        (0..count.min(MAX_MATCHES))
+            .map(|i| (matched.numbers[i], cap_line(matched.line(i))))
+            .collect()
+    });
 }
 
-/// A sink keeping each matching line whole, with its number.
-fn lines_into(
-    matched: &mut Vec<(u64, String)>,
-) -> Lossy<impl FnMut(u64, &str) -> Result<bool, std::io::Error> + '_> {
-    Lossy(move |line_number, line| {
-        matched.push((line_number, line.to_string()));
-        Ok(true)
-    })
+/// Searches a text already redacted (an open document's, or a file's redacted whole).
+fn search_text(matcher: &RegexMatcher, text: &[u8], relative: String, found: &Found<'_>) {
+    let mut matched = Matched::default();
+    let _ = searcher().search_slice(matcher, text, &mut matched);
+    if !matched.starts.is_empty() {
+        add_all(&matched, relative, found);
+    }
 }
 
 fn cap_line(line: &str) -> String {
@@ -296,23 +384,22 @@ fn cap_line(line: &str) -> String {
     }
 }
 
-fn render(pattern: &str, results: Vec<FileMatches>) -> ToolOutput {
-    let total: usize = results.iter().map(|r| r.count).sum();
-    let files = results.len();
+fn render(pattern: &str, kept: Kept) -> ToolOutput {
+    let (total, files) = (kept.total, kept.file_count);
     if total == 0 {
         return ToolOutput::ok(format!("(no matches for {pattern})"), "no matches".into());
     }
     let mut out = String::new();
     let mut places = Vec::new();
     let mut shown = 0;
-    for file in &results {
-        for (line, text) in &file.lines {
+    for (relative, lines) in &kept.files {
+        for (line, text) in lines {
             if shown == MAX_MATCHES {
                 break;
             }
-            out.push_str(&format!("{}:{}: {}\n", file.relative, line, text));
+            out.push_str(&format!("{relative}:{line}: {text}\n"));
             places.push(Place {
-                path: file.relative.clone(),
+                path: relative.clone(),
                 line: *line as usize,
                 end_line: *line as usize,
                 symbol: None,
@@ -343,7 +430,41 @@ fn counted(n: usize, one: &str, many: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::counted;
+    use super::{counted, render, Kept, MAX_MATCHES};
+
+    #[test]
+    fn every_file_is_counted_and_only_lines_that_can_be_shown_are_kept() {
+        // 60 files of 3 matching lines, found in a scrambled order (37 is prime to 60).
+        let mut kept = Kept::default();
+        let mut offered = 0;
+        for i in (0..60).map(|i| i * 37 % 60) {
+            let name = format!("f{i:02}.rs");
+            let lines = kept
+                .wants(&name)
+                .then(|| (1..=3).map(|n| (n, format!("line {n} of {i}"))).collect());
+            offered += usize::from(lines.is_some());
+            kept.add(name, 3, lines);
+        }
+        assert_eq!((kept.total, kept.file_count), (180, 60));
+        // The first 100 lines are those of the first 34 files; none after is held.
+        let held: Vec<&String> = kept.files.keys().collect();
+        assert_eq!(held.len(), 34, "{held:?}");
+        assert_eq!(held.last().map(|s| s.as_str()), Some("f33.rs"));
+        assert!(kept.held >= MAX_MATCHES && kept.held < MAX_MATCHES + 3);
+        assert!(
+            offered < 60,
+            "some files were counted without their lines built"
+        );
+        let text = render("line", kept).text;
+        let shown: Vec<&str> = text.lines().collect();
+        assert_eq!(shown.len(), MAX_MATCHES + 1);
+        assert_eq!(shown[0], "f00.rs:1: line 1 of 0");
+        assert_eq!(shown[99], "f33.rs:1: line 1 of 33");
+        assert_eq!(
+            shown[100],
+            "(80 more matches not shown, 180 in 60 files; narrow the pattern or the path)"
+        );
+    }
 
     #[test]
     fn counts_read_as_english() {

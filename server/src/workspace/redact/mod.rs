@@ -78,13 +78,26 @@ pub fn redact_each_line(lines: &[&str]) -> Vec<Option<String>> {
             joined.push('\n');
         }
     }
+    let mut out = redact_joined_lines(&joined, &starts);
+    for (line, redacted) in lines.iter().zip(&mut out) {
+        if let Some(redacted) = redacted.as_mut().filter(|_| !line.ends_with('\n')) {
+            redacted.pop();
+        }
+    }
+    out
+}
+
+/// [`redact_each_line`] of lines already joined: line `i` is `joined[starts[i]..]` up
+/// to the next start (or the end), each ending in a line break.
+pub fn redact_joined_lines(joined: &str, starts: &[usize]) -> Vec<Option<String>> {
+    let line_at = |i: usize| &joined[starts[i]..starts.get(i + 1).copied().unwrap_or(joined.len())];
     // Not through the memo: a search's joined lines are never asked for again.
-    let findings = scan(&joined);
-    let mut out = vec![None; lines.len()];
+    let findings = scan(joined);
+    let mut out = vec![None; starts.len()];
     let mut rest = &findings[..];
     while let Some(first) = rest.first() {
         let i = starts.partition_point(|start| *start <= first.range.start) - 1;
-        let (start, line) = (starts[i], lines[i]);
+        let (start, line) = (starts[i], line_at(i));
         let in_line = rest
             .iter()
             .take_while(|found| found.range.start < start + line.len())
