@@ -721,3 +721,63 @@ def render_screen(page, entries):
         "{cited:?}"
     );
 }
+
+/// A middleware module as web frameworks write them: a block of message constants named
+/// with the question's nouns above the class whose method does what it asks.
+const MIDDLEWARE: &str = r#""""Cross-site request forgery protection."""
+
+REASON_BAD_ORIGIN = "Origin checking failed - %s does not match any trusted origins."
+REASON_NO_REFERER = "Referer checking failed - no Referer."
+REASON_NO_CSRF_COOKIE = "CSRF cookie not set."
+REASON_CSRF_TOKEN_MISSING = "CSRF token missing."
+REASON_CSRF_TOKEN_INCORRECT = "CSRF token incorrect."
+CSRF_TOKEN_LENGTH = 64
+
+
+class RejectRequest(Exception):
+    def __init__(self, reason):
+        self.reason = reason
+
+
+class CsrfViewMiddleware:
+    def _get_secret(self, request):
+        return request.COOKIES.get("csrftoken")
+
+    def _check_token(self, request):
+        csrf_secret = self._get_secret(request)
+        if csrf_secret is None:
+            raise RejectRequest(REASON_NO_CSRF_COOKIE)
+        request_csrf_token = request.POST.get("csrfmiddlewaretoken", "")
+        if not request_csrf_token:
+            raise RejectRequest(REASON_CSRF_TOKEN_MISSING)
+        if request_csrf_token != csrf_secret:
+            raise RejectRequest(REASON_CSRF_TOKEN_INCORRECT)
+
+    def process_view(self, request, callback):
+        try:
+            self._check_token(request)
+        except RejectRequest as exc:
+            return exc.reason
+        return None
+"#;
+
+#[test]
+fn where_is_the_token_checked_reaches_the_method_that_checks_it_not_the_constants() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut files = fillers("web");
+    files.push(("web/csrf.py".into(), MIDDLEWARE.into()));
+    files.push((
+        "web/views.py".into(),
+        "def csrf_failure(request, reason=\"\"):\n    return {\"reason\": reason}\n".into(),
+    ));
+    write_files(ws.path(), files);
+    let result = ask(ws.path(), "where is the CSRF token checked");
+    let found = places(ws.path(), &result);
+    // The question's verb ("checked") and noun name the method; the constants hold
+    // only its nouns (and a message with them).
+    assert_eq!(
+        found.first().map(|(_, line)| line.as_str()),
+        Some("def _check_token(self, request):"),
+        "{found:#?}"
+    );
+}

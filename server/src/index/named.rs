@@ -6,7 +6,7 @@
 use super::definition_line::Definition;
 use super::query::{name_key, PathRef, Source};
 use super::rank::{idf, Candidate, Corpus};
-use super::tokenize::for_each_term;
+use super::tokenize::{self, for_each_term};
 
 /// The identifiers the question names as code (not plain prose words), by their
 /// [`name_key`], each with a strength in 0..=1: its source's weight relative to the
@@ -156,6 +156,34 @@ pub fn name_match(definitions: &[Definition], words: &[&str]) -> f32 {
     } else {
         0.0
     }
+}
+
+/// 1.0 when one of the chunk's definitions is named only with the question's words and
+/// one of them is the question's main verb (`_check_token` for "where is the CSRF token
+/// checked", `query::verb`), else 0.0: it does what the question asks about, where a
+/// constant named with the thing's words (`REASON_CSRF_TOKEN_MISSING`) only names it.
+///
+/// A name's parts count in any order ("token checked" against `_check_token`), where
+/// `name_match` needs them adjacent in the question, as its compound term is.
+pub fn verb_match(definitions: &[Definition], words: &[&str], verb: &str) -> f32 {
+    let mut split = Vec::new();
+    let does = definitions.iter().any(|definition| {
+        let (mut parts, mut matched, mut has_verb) = (0, 0, false);
+        for word in tokenize::words(&definition.name) {
+            tokenize::split_identifier(word, &mut split);
+            for part in &split {
+                let term = tokenize::stem(part);
+                if term.len() < 2 || tokenize::is_stop_word(&term) {
+                    continue;
+                }
+                parts += 1;
+                matched += usize::from(words.contains(&term.as_str()));
+                has_verb |= term == verb;
+            }
+        }
+        parts > 0 && matched == parts && has_verb
+    });
+    f32::from(u8::from(does))
 }
 
 /// The definition in a chunk the question names (its strongest named identifier), else

@@ -35,7 +35,9 @@
 use super::definition_line::Definition;
 use super::file_kind::FileKind;
 use super::file_name::order_by_name;
-use super::named::{common_suffix, name_match, named_keys, named_strength, PathMatches};
+use super::named::{
+    common_suffix, name_match, named_keys, named_strength, verb_match, PathMatches,
+};
 use super::query::{name_key, ParsedQuestion};
 use super::spread::{diversify, first_places};
 use super::tokenize::{for_each_term, QueryTerm};
@@ -59,6 +61,10 @@ struct Params {
     /// A chunk defining something whose name is made only of the question's words
     /// (`fn refill` for "how are tokens refilled?") is multiplied by `1 + name_weight`.
     name_weight: f32,
+    /// A chunk defining something named only with the question's words, one of them
+    /// its main verb (`_check_token` for "where is the CSRF token checked"), is
+    /// multiplied further by `1 + verb_weight`.
+    verb_weight: f32,
     /// A chunk defining an identifier the question names is multiplied by up to
     /// `1 + named_weight` (by the identifier's source and rarity).
     named_weight: f32,
@@ -81,6 +87,7 @@ const TUNED: Params = Params {
     coverage_weight: 1.0,
     same_file_decay: 0.5,
     name_weight: 0.3,
+    verb_weight: 0.5,
     named_weight: 2.0,
     path_ref_weight: 3.0,
     quoted_weight: 2.0,
@@ -96,6 +103,7 @@ const PLAIN: Params = Params {
     coverage_weight: 0.0,
     same_file_decay: 1.0,
     name_weight: 0.0,
+    verb_weight: 0.0,
     named_weight: 0.0,
     path_ref_weight: 0.0,
     quoted_weight: 0.0,
@@ -324,6 +332,13 @@ pub fn rank(
     } else {
         params.name_weight
     };
+    // The same questions the name signal serves; none when it is off.
+    let verb_weight = if name_weight > 0.0 {
+        params.verb_weight
+    } else {
+        0.0
+    };
+    let verb = parsed.verb.as_deref();
     let named = if ranking == Ranking::Tuned {
         named_keys(corpus)
     } else {
@@ -400,6 +415,9 @@ pub fn rank(
             let score = (bm25 + params.path_weight * path_bonus)
                 * (1.0 + params.coverage_weight * coverage)
                 * (1.0 + name_weight * name_match(&candidate.definitions, &words))
+                * (1.0
+                    + verb_weight
+                        * verb.map_or(0.0, |v| verb_match(&candidate.definitions, &words, v)))
                 * (1.0 + params.named_weight * named_strength(&candidate.definitions, &named))
                 * (1.0 + params.path_ref_weight * path_ref)
                 * (1.0 + params.quoted_weight * candidate.quoted.min(1.0))

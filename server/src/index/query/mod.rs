@@ -28,6 +28,7 @@ use regex::Regex;
 mod about;
 mod frames;
 mod terms;
+mod verb;
 
 pub use about::About;
 pub use terms::weighted_terms;
@@ -121,6 +122,9 @@ pub struct ParsedQuestion {
     /// Identifiers shaped like test names (`test_parse`, `TestParser`); the ranker
     /// counts the question as about tests when one of them is defined in a test.
     pub test_names: Vec<String>,
+    /// The action a short question asks about ("where is the token *checked*"), as an
+    /// index term (`verb.rs`).
+    pub verb: Option<String>,
 }
 
 impl ParsedQuestion {
@@ -193,6 +197,7 @@ pub fn parse(question: &str) -> ParsedQuestion {
     parsed.identifiers = names.list;
     parsed.prose_words = content_words(&outside_backticks).len();
     parsed.about = about(&outside_backticks);
+    parsed.verb = verb::main_verb(&prose);
     parsed.prose = prose;
     parsed.code_blocks = code_blocks;
     parsed
