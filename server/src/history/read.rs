@@ -19,6 +19,14 @@ use super::{ChangedFile, CommitRecord, Reason};
 /// a 42-46 s read (docs/benchmarks.md, "History"); a commit that large does not vote.
 const RENAME_LIMIT: usize = 40;
 
+/// A blob larger than this is compared for a rename by its id alone (an exact rename is
+/// still found), never loaded: a generated file or a data dump of several MB
+/// decompressed whole held the read's largest buffers (heaptrack on numpy: 11 MB of its
+/// 61 MB heap peak). On numpy the renames found are the same 7,020, the read's peak is
+/// 20 MB lower and it takes 2.7 s instead of 3.4. git's `core.bigFileThreshold` treats
+/// files above 512 MB so.
+const LARGE_BLOB_BYTES: u64 = 1024 * 1024;
+
 /// What a walk found.
 pub struct Walked {
     /// Newest first.
@@ -110,6 +118,7 @@ fn read_slice(repo: &Repository, ids: &[ObjectId]) -> (Vec<CommitRecord>, usize)
             return (Vec::new(), ids.len());
         }
     };
+    cache.filter.options.large_file_threshold_bytes = LARGE_BLOB_BYTES;
     let mut records = Vec::with_capacity(ids.len());
     let mut unreadable = 0;
     for id in ids {
