@@ -80,23 +80,20 @@ impl Kept {
     }
 }
 
-/// Shared by the walker's threads.
-struct Found<'a> {
-    kept: &'a Mutex<Kept>,
-}
+/// `Kept`, shared by the walker's threads.
+type Found = Mutex<Kept>;
 
-impl Found<'_> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
-        self.kept.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Adds one file's matches: `shown` gives its matching lines to show, each with
-    /// whether it counts, and is called only when they may be kept.
-    fn add(&self, relative: String, count: usize, shown: impl FnOnce() -> Vec<(u64, String)>) {
-        let wanted = self.lock().wants(&relative);
-        let lines = wanted.then(shown);
-        self.lock().add(relative, count, lines);
-    }
+/// Adds one file's `count` matches to `found`; `shown` gives the lines to show, and is
+/// called only when they may be kept (outside the lock: it caps and copies them).
+fn add_file(
+    found: &Found,
+    relative: String,
+    count: usize,
+    shown: impl FnOnce() -> Vec<(u64, String)>,
+) {
+    let lock = || found.lock().unwrap_or_else(|e| e.into_inner());
+    let lines = lock().wants(&relative).then(shown);
+    lock().add(relative, count, lines);
 }
 
 /// A file's matching lines as the searcher reports them: joined into one text, each
@@ -126,14 +123,12 @@ impl Matched {
 impl Sink for &mut Matched {
     type Error = std::io::Error;
 
-    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+    fn matched(&mut self, _: &Searcher, hit: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
         self.starts.push(self.joined.len());
-        self.numbers.push(found.line_number().unwrap_or(0));
-        match std::str::from_utf8(found.bytes()) {
+        self.numbers.push(hit.line_number().unwrap_or(0));
+        match std::str::from_utf8(hit.bytes()) {
             Ok(line) => self.joined.push_str(line),
-            Err(_) => self
-                .joined
-                .push_str(&String::from_utf8_lossy(found.bytes())),
+            Err(_) => self.joined.push_str(&String::from_utf8_lossy(hit.bytes())),
         }
         if !self.joined.ends_with('\n') {
             self.joined.push('\n');
@@ -169,8 +164,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         })
         .collect();
 
-    let kept = Mutex::new(Kept::default());
-    let found = Found { kept: &kept };
+    let found: Found = Mutex::new(Kept::default());
     let sandbox = &workspace.sandbox;
     let unreached = walk::Unreached::default();
     let mut visited_open = Vec::new();
@@ -247,7 +241,7 @@ pub fn run(args: Args, workspace: &Workspace) -> Result<ToolOutput, ToolError> {
         }
         search_text(&matcher, text.as_bytes(), relative, &found);
     }
-    let kept = kept.into_inner().unwrap_or_else(|e| e.into_inner());
+    let kept = found.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut output = render(&args.pattern, kept);
     super::push_unreached(&mut output.text, &unreached);
     Ok(output)
@@ -271,7 +265,7 @@ fn search_one(
     is_symlink: bool,
     relative: impl FnOnce() -> Option<String>,
     (open, bytes, matched): (&HashMap<PathBuf, String>, &mut Vec<u8>, &mut Matched),
-    found: &Found<'_>,
+    found: &Found,
 ) -> Option<()> {
     if !open.is_empty() {
         // Walked paths below the canonical root are canonical already, unless the entry
@@ -341,7 +335,7 @@ fn search_one(
     if counted.is_empty() {
         return None;
     }
-    found.add(relative, counted.len(), || {
+    add_file(found, relative, counted.len(), || {
         counted
             .iter()
             .take(MAX_MATCHES)
@@ -355,9 +349,9 @@ fn search_one(
 }
 
 /// Adds every line of `matched` as it is, all counted.
-fn add_all(matched: &Matched, relative: String, found: &Found<'_>) {
+fn add_all(matched: &Matched, relative: String, found: &Found) {
     let count = matched.starts.len();
-    found.add(relative, count, || {
+    add_file(found, relative, count, || {
         (0..count.min(MAX_MATCHES))
             .map(|i| (matched.numbers[i], cap_line(matched.line(i))))
             .collect()
@@ -365,7 +359,7 @@ fn add_all(matched: &Matched, relative: String, found: &Found<'_>) {
 }
 
 /// Searches a text already redacted (an open document's, or a file's redacted whole).
-fn search_text(matcher: &RegexMatcher, text: &[u8], relative: String, found: &Found<'_>) {
+fn search_text(matcher: &RegexMatcher, text: &[u8], relative: String, found: &Found) {
     let mut matched = Matched::default();
     let _ = searcher().search_slice(matcher, text, &mut matched);
     if !matched.starts.is_empty() {
