@@ -166,20 +166,14 @@ pub fn name_match(definitions: &[Definition], words: &[&str]) -> f32 {
 /// A name's parts count in any order ("token checked" against `_check_token`), where
 /// `name_match` needs them adjacent in the question, as its compound term is.
 pub fn verb_match(definitions: &[Definition], words: &[&str], verb: &str) -> f32 {
-    let mut split = Vec::new();
     let does = definitions.iter().any(|definition| {
         let (mut parts, mut matched, mut has_verb) = (0, 0, false);
         for word in tokenize::words(&definition.name) {
-            tokenize::split_identifier(word, &mut split);
-            for part in &split {
-                let term = tokenize::stem(part);
-                if term.len() < 2 || tokenize::is_stop_word(&term) {
-                    continue;
-                }
+            tokenize::for_each_part_term(word, |term| {
                 parts += 1;
-                matched += usize::from(words.contains(&term.as_str()));
+                matched += usize::from(words.contains(&term));
                 has_verb |= term == verb;
-            }
+            });
         }
         parts > 0 && matched == parts && has_verb
     });

@@ -19,6 +19,22 @@ pub fn for_each_term(text: &str, mut emit: impl FnMut(&str)) {
     }
 }
 
+/// Calls `emit` with the terms of one word's parts alone, without the compounds
+/// [`for_each_word_term`] adds after them: what a name is made of, in any order.
+pub fn for_each_part_term(word: &str, mut emit: impl FnMut(&str)) {
+    if word.len() > MAX_WORD_LEN {
+        return;
+    }
+    let mut parts: Vec<String> = Vec::new();
+    split_identifier(word, &mut parts);
+    for part in &parts {
+        let stem = stem(part);
+        if keep_term(&stem) {
+            emit(&stem);
+        }
+    }
+}
+
 /// Calls `emit` with the terms of one word. The compounds of a multi-part identifier
 /// follow its parts: each adjacent pair, then the whole (`ServerCertVerifier` → `serv`,
 /// `certific`, `verifi`, `servcertific`, `certificverifi`, `servcertificverifi`), so a
