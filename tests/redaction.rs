@@ -134,3 +134,38 @@ fn a_search_neither_shows_nor_counts_a_match_inside_a_secret() {
         "{out}"
     );
 }
+
+#[test]
+fn a_file_past_the_read_limit_is_searched_as_a_stream_and_redacted_all_the_same() {
+    // Over 16 MB (`MAX_READ_BYTES`): searched as a stream, each matching line redacted
+    // alone, counted as shown.
+    let ws = tempfile::tempdir().unwrap();
+    let s = secrets();
+    let mut text = String::with_capacity(18 << 20);
+    let filler = "filler line with some words to pad the file out to its size\n";
+    let mut expected = 0;
+    for i in 0..300_000 {
+        if i % 60_000 == 0 {
+            text.push_str(&format!("needle {i}: github_token = \"{}\"\n", s[1]));
+            expected += 1;
+        } else if i % 50_000 == 7 {
+            text.push_str(&format!("a plain needle {i}\n"));
+            expected += 1;
+        } else {
+            text.push_str(filler);
+        }
+    }
+    assert!(text.len() > 16 << 20);
+    std::fs::write(ws.path().join("big.log"), &text).unwrap();
+    let out = search(ws.path(), json!({"pattern": "needle"}));
+    assert_clean("search_code", &out);
+    assert_eq!(out.lines().count(), expected, "{out}");
+    assert!(
+        out.contains("big.log:60001: needle 60000: github_token = \"[redacted: github token]\""),
+        "{out}"
+    );
+    assert!(out.contains("big.log:50008: a plain needle 50007"), "{out}");
+    let piece = &s[1][4..20];
+    let out = search(ws.path(), json!({"pattern": piece, "case_sensitive": true}));
+    assert!(out.starts_with("(no matches"), "{out}");
+}
