@@ -223,11 +223,10 @@ fn load(text: &str) -> Rules {
         .password_words
         .iter()
         .chain(&assignment.secret_words)
-        .chain(std::iter::once(&ASSIGNMENT_KEY_WORD.to_string()))
-        .cloned()
-        .collect::<Vec<_>>();
+        .map(String::as_str)
+        .chain([ASSIGNMENT_KEY_WORD]);
     for word in name_words {
-        patterns.push(word);
+        patterns.push(word.to_string());
         keyword_of.push(Keyword::NameWord);
     }
     // A DFA: every file a tool shows is scanned for all ~180 keywords at once, and the
