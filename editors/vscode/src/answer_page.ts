@@ -18,6 +18,9 @@ const STYLE = `
   /* Every link underlined, in paragraphs as in lists (the webview's default differs). */
   #answer a { color: var(--vscode-textLink-foreground); cursor: pointer; text-decoration: underline; }
   #answer a:hover { color: var(--vscode-textLink-activeForeground); }
+  /* A long path (a citation link, a path in code) breaks where it must rather than
+     widening the page: in a narrow panel the thread never scrolls sideways. */
+  #answer { overflow-wrap: anywhere; }
   code { font-family: var(--vscode-editor-font-family); background: var(--vscode-textCodeBlock-background); padding: 0 3px; border-radius: 3px; }
   pre { background: var(--vscode-textCodeBlock-background); padding: 8px; overflow-x: auto; margin: 0; }
   pre code { padding: 0; background: none; }
@@ -39,6 +42,7 @@ const STYLE = `
   .error > p:first-child { color: var(--vscode-errorForeground); }
   .error-actions { margin-top: 0; }
   .usage { color: var(--vscode-descriptionForeground); font-size: 0.9em; }
+  .model-notice { color: var(--vscode-descriptionForeground); font-size: 0.9em; border-left: 2px solid var(--vscode-textBlockQuote-border); padding-left: 8px; }
   .code-block { position: relative; margin: 8px 0; }
   .code-block .copy { position: absolute; top: 4px; right: 4px; opacity: 0.6; }
   .code-block:hover .copy, .code-block .copy:focus { opacity: 1; }

@@ -8,6 +8,9 @@ import { forPreview } from './edit_preview';
 import { ourDiagnostics } from './live_diagnostics';
 import type { SuggestedEdit } from './protocol';
 
+/** The command the Chat view's edit buttons run (with the SuggestedEdit): this same path. */
+export const APPLY_SUGGESTED_EDIT_COMMAND = 'copilot-ls.applySuggestedEdit';
+
 /** How an Apply ended, in words for the thread and the log. */
 export type ApplyOutcome = 'applied' | 'not applied' | 'no longer offered' | 'failed';
 

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { AnswerStore } from './answer_store';
 import type { AnswerView } from './answer_view';
+import type { EditorModelAnswers } from './answered_by';
 import { buildAskParams, type EditorContext } from './ask_params';
 import type { CopilotClient } from './client';
 import { showAskError } from './error_notification';
@@ -20,10 +21,11 @@ export interface AskDeps {
   view: AnswerView;
   log: vscode.LogOutputChannel;
   status: StatusItem;
+  answers: EditorModelAnswers;
 }
 
 export async function runAsk(deps: AskDeps, thread: Thread, question: string, editor: EditorContext | undefined): Promise<void> {
-  const { client, store, view, log, status } = deps;
+  const { client, store, view, log, status, answers } = deps;
   const params = buildAskParams({ question, conversationId: thread.conversationId, editor });
   if (!params) {
     return;
@@ -39,6 +41,7 @@ export async function runAsk(deps: AskDeps, thread: Thread, question: string, ed
       params.workDoneToken = progress.workDoneToken;
       params.partialResultToken = progress.partialResultToken;
       log.info(`ask: ${JSON.stringify({ ...params, question: shortQuestion(params.question) })}`);
+      answers.starting(params.conversationId);
       // `arrivedAt` only for deltas: the view measures how long streamed text takes to show.
       const update = (arrivedAt?: number) => {
         progress.show(exchange.phase);
@@ -62,6 +65,7 @@ export async function runAsk(deps: AskDeps, thread: Thread, question: string, ed
         `answer: ${result.stopReason}, ${result.citations.length} citations, ${result.edits.length} edits, ${result.steps.length} steps` +
           (exchange.streamed ? ', streamed' : ''),
       );
+      exchange.answeredBy = answers.ended(result.conversationId);
       store.complete(thread, exchange, result);
     });
   } catch (err) {

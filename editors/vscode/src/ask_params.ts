@@ -55,5 +55,11 @@ export function buildAskParams(req: AskRequest): AskParams | undefined {
   return params;
 }
 
+/**
+ * The hint in Ask's input box: what kind of question to type, in any project (it once
+ * was the sample workspace's own question).
+ */
+export const ASK_PLACEHOLDER = 'Ask about this codebase: where, how or why something happens';
+
 /** The default question of "Ask About Selection" when the user just presses Enter. */
 export const DEFAULT_SELECTION_QUESTION = 'Explain the selected code.';

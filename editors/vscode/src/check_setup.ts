@@ -1,11 +1,12 @@
 // The Check Setup command: the extension's own checks and the server's `copilot.doctor`
 // checks, one line each, in the "copilot-ls Setup" output channel (setup_report.ts
-// formats them).
+// formats them, with their advice naming the settings); when the model's setup is not
+// ok, a notification offers to open those settings.
 
 import * as vscode from 'vscode';
 import type { CopilotClient } from './client';
 import { DOCTOR_COMMAND, type DoctorCheck } from './protocol';
-import { doctorChecks, extensionChecks, reportLines, summary } from './setup_report';
+import { doctorChecks, extensionChecks, forEditor, reportLines, settingsToOpen, summary } from './setup_report';
 
 export const SETUP_CHANNEL = 'copilot-ls Setup';
 
@@ -28,8 +29,22 @@ export class CheckSetup implements vscode.Disposable {
     }
     channel.show(true);
     const failed = checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    const settings = settingsToOpen(checks);
+    const open = 'Open Settings';
+    const buttons = settings ? [open] : [];
+    const offer = (picked: string | undefined) => {
+      if (picked === open && settings) {
+        void vscode.commands.executeCommand('workbench.action.openSettings', settings);
+      }
+    };
+    // Not awaited: the notification waits for a click, the command should not.
     if (failed.length > 0) {
-      void vscode.window.showWarningMessage(`copilot-ls: Check Setup: ${failed.join(', ')} failed; see the ${SETUP_CHANNEL} output.`);
+      void vscode.window.showWarningMessage(`copilot-ls: Check Setup: ${failed.join(', ')} failed; see the ${SETUP_CHANNEL} output.`, ...buttons).then(offer);
+    } else if (settings) {
+      const warned = checks.filter((c) => c.status === 'warn').map((c) => c.name);
+      void vscode.window
+        .showInformationMessage(`copilot-ls: Check Setup: ${warned.join(', ')} to look at (see the ${SETUP_CHANNEL} output); the copilot-ls settings change them.`, ...buttons)
+        .then(offer);
     }
   }
 
@@ -48,7 +63,7 @@ export class CheckSetup implements vscode.Disposable {
       return checks;
     }
     try {
-      checks.push(...doctorChecks(await this.client.doctor()));
+      checks.push(...forEditor(doctorChecks(await this.client.doctor())));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       checks.push({ name: 'doctor', status: 'fail', detail: `${DOCTOR_COMMAND} failed: ${message}` });

@@ -1,6 +1,8 @@
 // The connection to copilot-ls: starting and restarting the LanguageClient, keeping the
 // server's settings in step with VS Code's, warning once when the server's version is not
-// the extension's, and the custom calls the commands make (ask, clear, doctor).
+// the extension's, and the custom calls the commands make (ask, clear, doctor). Where
+// VS Code has the language model API it also declares the editor's models to the server,
+// keeps their list current and hands `copilot/model` to the bridge (model_bridge.ts).
 
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -12,15 +14,34 @@ import {
   RevealOutputChannelOn,
   State,
   WorkDoneProgress,
+  type ClientCapabilities,
   type Executable,
+  type StaticFeature,
   type LanguageClientOptions,
 } from 'vscode-languageclient/node';
 import { currentServerSettings, noteDeprecatedSettings, watchSettings } from './configuration';
 import { AskedQuestions } from './citation_message';
+import { describe as describeModels, type EditorModels } from './editor_models';
+import type { ModelBridge } from './model_bridge';
 import { createMiddleware } from './middleware';
 import { openSettingsAction } from './errors';
 import type { WorkDoneValue } from './progress_report';
-import { ASK_METHOD, CLEAR_COMMAND, DOCTOR_COMMAND, ErrorCode, type AskDelta, type AskParams, type AskResult, type Range } from './protocol';
+import {
+  ASK_METHOD,
+  CLEAR_COMMAND,
+  DID_CHANGE_EDITOR_MODELS,
+  DOCTOR_COMMAND,
+  EDITOR_MODELS_CAPABILITY,
+  ErrorCode,
+  MODEL_METHOD,
+  type AskDelta,
+  type AskParams,
+  type AskResult,
+  type EditorModelInfo,
+  type ModelDelta,
+  type ModelParams,
+  type Range,
+} from './protocol';
 import { resolveServer, type ServerBinary } from './server';
 import { serverLogLevel } from './server_log';
 import { SECTION } from './settings';
@@ -29,6 +50,17 @@ import type { StatusItem } from './status';
 import { versionMismatchMessage } from './version_check';
 
 const ASK_DELTA = new ProgressType<AskDelta>();
+const MODEL_DELTA = new ProgressType<ModelDelta>();
+
+/** Declares `experimental.copilotEditorModels` in initialize (PROTOCOL.md section 11). */
+const editorModelsCapability: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), [EDITOR_MODELS_CAPABILITY]: true };
+  },
+  initialize(): void {},
+  getState: () => ({ kind: 'static' }),
+  clear(): void {},
+};
 
 export class CopilotClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -50,8 +82,16 @@ export class CopilotClient implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
     private readonly status: StatusItem,
+    private readonly editorModels: EditorModels,
+    private readonly bridge: ModelBridge,
   ) {
     this.disposables.push(
+      // The server follows the list: models often appear seconds after start-up.
+      editorModels.onDidChange((models) => {
+        if (this.isRunning) {
+          void this.client?.sendNotification(DID_CHANGE_EDITOR_MODELS, { models });
+        }
+      }),
       watchSettings(
         currentServerSettings(),
         (change) => {
@@ -97,6 +137,12 @@ export class CopilotClient implements vscode.Disposable {
     // No arguments and no `transport`: vscode-languageclient would append `--stdio` for
     // TransportKind.stdio, while plain `copilot-ls` is already LSP over stdio.
     const run: Executable = { command: server.path, args: [], options: { env: process.env } };
+    // The editor's models, where VS Code can run them with tools: the server then
+    // defaults to them when no provider and no key are set (PROTOCOL.md section 11).
+    const models: EditorModelInfo[] | undefined = this.editorModels.supported ? await this.editorModels.list() : undefined;
+    if (models) {
+      this.log.info(`the editor's language models: ${describeModels(models)}`);
+    }
     const clientOptions: LanguageClientOptions = {
       // Every file, so the server sees the editor's text of whatever the user asks about.
       documentSelector: [{ scheme: 'file' }],
@@ -104,7 +150,7 @@ export class CopilotClient implements vscode.Disposable {
       // in `initialize` and, as the server asks (`changeNotifications`), each folder added
       // or removed later. Each is a root of the server; with several, the paths it shows
       // start with the folder's directory name (docs/protocol.md section 10).
-      initializationOptions: currentServerSettings(),
+      initializationOptions: { ...currentServerSettings(), ...(models ? { editorModels: models } : {}) },
       outputChannel: this.log,
       middleware: createMiddleware(this.asked),
       // Ask failures get their own notification with a fix (errors.ts); the client's
@@ -120,6 +166,12 @@ export class CopilotClient implements vscode.Disposable {
     // The id names the trace setting: copilot-ls.trace.server.
     const client = new LanguageClient('copilot-ls', 'copilot-ls', { run, debug: run }, clientOptions);
     this.client = client;
+    if (models) {
+      client.registerFeature(editorModelsCapability);
+      client.onRequest(MODEL_METHOD, (params: ModelParams, token) =>
+        this.bridge.answer(params, token, (delta) => void client.sendProgress(MODEL_DELTA, params.partialResultToken, delta)),
+      );
+    }
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         this.status.set({ state: 'running', path: server.path, source: server.source });

@@ -1,20 +1,24 @@
 // The palette commands: Ask, Ask About Selection, Follow Up, Clear Answers, Show Last
-// Answer, Go to Citation, Restart Server, Check Setup; and the questions typed into the
-// thread.
+// Answer, Go to Citation, Restart Server, Check Setup, Choose Model; the Chat view's
+// Apply buttons; and the questions typed into the thread.
 
 import * as vscode from 'vscode';
 import type { Location } from './answer_markdown';
 import type { AnswerStore } from './answer_store';
-import { DEFAULT_SELECTION_QUESTION, type EditorContext } from './ask_params';
+import { APPLY_SUGGESTED_EDIT_COMMAND, applySuggestedEdit } from './apply_edit';
+import { ASK_PLACEHOLDER, DEFAULT_SELECTION_QUESTION, type EditorContext } from './ask_params';
 import { runAsk, type AskDeps } from './ask_flow';
 import { CheckSetup } from './check_setup';
+import { chooseModel } from './choose_model';
 import { OPEN_CITATION_COMMAND, pickCitation } from './citations_tree';
 import type { CopilotClient } from './client';
+import type { EditorModels } from './editor_models';
 import { openLocation } from './open_location';
 import { OLD_COMMAND_IDS } from './command_ids';
 import { shortQuestion } from './progress_report';
+import type { SuggestedEdit } from './protocol';
 
-export type CommandDeps = AskDeps;
+export type CommandDeps = AskDeps & { editorModels: EditorModels };
 
 type AskMode = 'ask' | 'selection' | 'followUp';
 
@@ -63,7 +67,7 @@ async function promptQuestion(mode: AskMode, store: AnswerStore): Promise<string
   const answer = await vscode.window.showInputBox({
     title,
     prompt: mode === 'selection' ? 'Question about the selected code (Enter alone: explain it)' : 'Question about this codebase',
-    placeHolder: mode === 'selection' ? DEFAULT_SELECTION_QUESTION : 'How does the rate limiter refill its tokens?',
+    placeHolder: mode === 'selection' ? DEFAULT_SELECTION_QUESTION : ASK_PLACEHOLDER,
     ignoreFocusOut: true,
   });
   if (answer === undefined) {
@@ -128,6 +132,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
     },
     'copilot-ls.checkSetup': () => setup.run(),
+    'copilot-ls.chooseModel': () => chooseModel(deps.editorModels),
+    // The Chat view's edit buttons: the thread's own apply path.
+    [APPLY_SUGGESTED_EDIT_COMMAND]: (edit: SuggestedEdit) => applySuggestedEdit(edit, log),
   };
   return [
     editors,

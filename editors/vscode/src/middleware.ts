@@ -2,13 +2,15 @@
 // can be taken for GitHub Copilot's: the wire contract (PROTOCOL.md section 5) names the
 // diagnostics' source copilot and titles the quick fixes Copilot: <title>; the Problems
 // panel and the lightbulb menu say copilot-ls. A citation without a note, whose message
-// the server makes the whole question, gets a short one (citation_message.ts). A quick
+// the server makes the whole question, gets a short one naming what is at its lines
+// (citation_message.ts). A quick
 // fix's edit opens the Refactor Preview with its change ticked, as Apply… in the thread
 // does.
 
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { Middleware } from 'vscode-languageclient/node';
-import type { AskedQuestions } from './citation_message';
+import { citedLineText, type AskedQuestions, type CitedPlace } from './citation_message';
 import { forPreview } from './edit_preview';
 
 /** The diagnostics' source on the wire, and as shown. */
@@ -48,11 +50,17 @@ const provideCodeActions: Middleware['provideCodeActions'] = async (document, ra
 export function createMiddleware(asked: AskedQuestions): Middleware {
   return {
     handleDiagnostics(uri, diagnostics, next) {
+      let lines: readonly string[] | undefined;
+      const place = (d: vscode.Diagnostic) => (): CitedPlace => {
+        lines ??= documentLines(uri);
+        const index = (d as { data?: { citation?: unknown } }).data?.citation;
+        return { index: typeof index === 'number' ? index : undefined, text: citedLineText(lines, d.range.start.line, d.range.end.line) };
+      };
       for (const d of diagnostics) {
         if (d.source === WIRE_SOURCE) {
           d.source = SHOWN_SOURCE;
           if (isCitation(d)) {
-            d.message = asked.citationMessage(d.message);
+            d.message = asked.citationMessage(d.message, place(d));
           }
         }
       }
@@ -60,4 +68,17 @@ export function createMiddleware(asked: AskedQuestions): Middleware {
     },
     provideCodeActions,
   };
+}
+
+/** The document's lines as the editor has them, else as on disk; none when neither. */
+function documentLines(uri: vscode.Uri): readonly string[] {
+  const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
+  if (open) {
+    return open.getText().split(/\r?\n/);
+  }
+  try {
+    return uri.scheme === 'file' ? readFileSync(uri.fsPath, 'utf8').split(/\r?\n/) : [];
+  } catch {
+    return [];
+  }
 }

@@ -21,6 +21,8 @@ export interface AskParams {
   workDoneToken?: string | number;
   /** The answer streams on it as AskDelta values of `$/progress`. */
   partialResultToken?: string | number;
+  /** PROTOCOL.md v5: the editor model for this ask alone (the Chat view's picker). */
+  editorModel?: string;
 }
 
 export interface Citation {
@@ -127,3 +129,64 @@ export const ErrorCode = {
   // vscode-jsonrpc's code for "the connection is not running".
   ConnectionInactive: -32095,
 } as const;
+
+// ---- The editor's model (PROTOCOL.md section 11, v5) ----
+
+/** One of the editor's language models, as `initializationOptions.editorModels` lists it. */
+export interface EditorModelInfo {
+  id: string;
+  name: string;
+  vendor: string;
+  family: string;
+  maxInputTokens: number;
+}
+
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  arguments: object;
+}
+
+export interface ModelMessage {
+  role: 'user' | 'assistant' | 'tool';
+  text?: string;
+  /** Assistant only. */
+  toolCalls?: ModelToolCall[];
+  /** Tool only: the call this result answers. */
+  toolCallId?: string;
+}
+
+export interface ModelTool {
+  name: string;
+  description: string;
+  inputSchema: object;
+}
+
+/** The params of the server-to-client request `copilot/model`. */
+export interface ModelParams {
+  conversationId: string;
+  model: string;
+  system: string;
+  messages: ModelMessage[];
+  tools: ModelTool[];
+  maxOutputTokens?: number;
+  partialResultToken: string | number;
+}
+
+/** Each `$/progress` value on ModelParams.partialResultToken. */
+export interface ModelDelta {
+  text?: string;
+}
+
+export interface ModelResult {
+  model: string;
+  text: string;
+  toolCalls: ModelToolCall[];
+  stopReason: 'end' | 'tool_calls' | 'max_tokens';
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+export const MODEL_METHOD = 'copilot/model';
+export const DID_CHANGE_EDITOR_MODELS = 'copilot/didChangeEditorModels';
+/** The experimental client capability that says the client answers `copilot/model`. */
+export const EDITOR_MODELS_CAPABILITY = 'copilotEditorModels';

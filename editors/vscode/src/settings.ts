@@ -14,7 +14,7 @@
 export const SECTION = 'copilot-ls';
 export const OLD_SECTION = 'copilot';
 
-/** The keys of PROTOCOL.md section 2 (and maxOutputTokens, history), as named on the LSP side and under `copilot-ls.`. */
+/** The keys of PROTOCOL.md section 2 (and maxOutputTokens, history, editorModel), as named on the LSP side and under `copilot-ls.`. */
 export const SERVER_SETTING_KEYS = [
   'provider',
   'baseUrl',
@@ -25,6 +25,8 @@ export const SERVER_SETTING_KEYS = [
   'stream',
   'requestTimeoutSecs',
   'history',
+  // PROTOCOL.md v5: the id of the editor's model (copilot-ls: Choose Model writes it).
+  'editorModel',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

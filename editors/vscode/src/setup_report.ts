@@ -1,6 +1,8 @@
 // What Check Setup shows: the extension's own checks (which server runs, whether its
 // version is the extension's) followed by the server's `copilot.doctor` checks, one line
-// each with ok, warn or fail. Pure, so the formatting is unit tested in plain Node.
+// each with ok, warn or fail, their advice in VS Code's words (the settings to change,
+// not the environment variables a command line sets). Pure, so the formatting is unit
+// tested in plain Node.
 
 import type { DoctorCheck } from './protocol';
 import { versionMismatchMessage } from './version_check';
@@ -46,6 +48,52 @@ export function doctorChecks(result: unknown): DoctorCheck[] {
     status: c.status === 'ok' || c.status === 'warn' || c.status === 'fail' ? c.status : 'fail',
     detail: String(c.detail ?? ''),
   }));
+}
+
+/** The server's settings as VS Code names them (the `copilot-ls.` settings). */
+const SETTING_OF_VARIABLE: Record<string, string> = {
+  COPILOT_LS_PROVIDER: 'copilot-ls.provider',
+  COPILOT_LS_BASE_URL: 'copilot-ls.baseUrl',
+  COPILOT_LS_MODEL: 'copilot-ls.model',
+  COPILOT_LS_API_KEY_ENV: 'copilot-ls.apiKeyEnv',
+  COPILOT_LS_EDITOR_MODEL: 'copilot-ls.editorModel',
+  COPILOT_LS_MAX_STEPS: 'copilot-ls.maxSteps',
+  COPILOT_LS_REQUEST_TIMEOUT_SECS: 'copilot-ls.requestTimeoutSecs',
+};
+const SETTING_NAMES = ['provider', 'baseUrl', 'model', 'apiKeyEnv', 'editorModel', 'maxSteps', 'requestTimeoutSecs'];
+
+/**
+ * A check's detail as VS Code's user acts on it: the doctor's advice names environment
+ * variables and bare setting names, as a command line would (`set one of those keys, or
+ * COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL`); here it names the `copilot-ls.`
+ * settings. A variable in parentheses says where a value came from, and stays.
+ */
+export function editorDetail(detail: string): string {
+  let out = detail.replace(
+    /set one of those keys, or COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL for a local server/,
+    "set one of those keys in VS Code's environment; or set copilot-ls.provider (editor: VS Code's own language models, no key needed; openai with copilot-ls.baseUrl for a local server), and copilot-ls.apiKeyEnv to the variable that holds a key",
+  );
+  out = out.replace(/(?<![(\w])(COPILOT_LS_[A-Z_]+)(?![)\w])/g, (whole, name: string) => SETTING_OF_VARIABLE[name] ?? whole);
+  const names = SETTING_NAMES.join('|');
+  return out.replace(new RegExp(`\\b(set|or|and) (${names})\\b(?!\\.)`, 'g'), (_, verb: string, name: string) => `${verb} copilot-ls.${name}`);
+}
+
+/** The checks with their advice in VS Code's words (`editorDetail`). */
+export function forEditor(checks: DoctorCheck[]): DoctorCheck[] {
+  return checks.map((c) => ({ ...c, detail: editorDetail(c.detail) }));
+}
+
+/** The checks of the model's setup: when one is not ok, Check Setup offers the settings. */
+const MODEL_CHECKS = ['provider', 'apiKey', 'baseUrl', 'model', 'endpoint', 'editorModel', 'settings'];
+
+/** The settings to open for the checks that are not ok, or undefined when all are. */
+export function settingsToOpen(checks: DoctorCheck[]): string | undefined {
+  const off = checks.filter((c) => c.status !== 'ok' && MODEL_CHECKS.includes(c.name));
+  if (off.length === 0) {
+    return undefined;
+  }
+  const named = off.map((c) => c.detail.match(/copilot-ls\.(\w+)/)?.[0]).filter((s): s is string => s !== undefined);
+  return named.length === 1 ? named[0] : 'copilot-ls.';
 }
 
 const STATUS_WIDTH = 'fail'.length;

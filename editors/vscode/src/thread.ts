@@ -29,6 +29,11 @@ export interface Exchange {
   errorActions?: ErrorAction[];
   /** Whether any delta arrived (a server without streaming sends none). */
   streamed: boolean;
+  /**
+   * The editor's model that answered (its name and vendor), when the editor's model did;
+   * `notice` is the one-time note on what went to its provider.
+   */
+  answeredBy?: { model: string; notice?: string };
 }
 
 export class Thread {

@@ -38,24 +38,47 @@ function mainArgument(step: Step): string | undefined {
 }
 
 /**
- * The server's summary without what the line already says: summaries often restate the
- * argument (`src/a.rs:1-40` for a read, `X: 3 definitions` for a lookup).
+ * What a tool call's line says after the tool's name: its main argument and the server's
+ * summary, each once. Summaries often restate the argument (`src/a.rs:1-40` for a read,
+ * `X: 3 definitions` for a lookup, `edit src/a.rs:12-14` for propose_edit, whose
+ * summary the server composes in tools/propose_edit.rs): a summary that names the
+ * argument is shown alone, without the argument before it.
  */
-function summaryAfter(arg: string | undefined, summary: string): string {
-  if (arg !== undefined && summary === arg) {
-    return '';
+export function stepParts(step: Step): { arg?: string; said: string } {
+  const arg = mainArgument(step);
+  const summary = step.summary ?? '';
+  if (arg === undefined || summary === '') {
+    return { arg, said: summary };
   }
-  return arg !== undefined && summary.startsWith(`${arg}: `) ? summary.slice(arg.length + 2) : summary;
+  if (summary === arg) {
+    return { arg, said: '' };
+  }
+  if (summary.startsWith(`${arg}: `)) {
+    return { arg, said: summary.slice(arg.length + 2) };
+  }
+  // A path (with or without its lines) that the summary names, as propose_edit's
+  // `edit path:12-14` does. Only paths: a short search pattern may well occur in any
+  // summary by chance.
+  const path = arg.replace(/:\d+(-\d+)?$/, '');
+  if (step.arguments.path === path && summary.includes(path)) {
+    return { said: summary };
+  }
+  return { arg, said: summary };
 }
 
 export function stepLine(step: Step): string {
-  const arg = mainArgument(step);
-  const said = summaryAfter(arg, step.summary ?? '');
+  const { arg, said } = stepParts(step);
   const summary = said ? ` — ${escapeHtml(said)}` : '';
   return (
     `<li class="step ${step.ok ? 'ok' : 'failed'}"><span class="mark">${step.ok ? '✓' : '✗'}</span> ` +
     `<code>${escapeHtml(step.tool)}</code>${arg ? ` ${escapeHtml(arg)}` : ''}${summary}</li>`
   );
+}
+
+/** A tool call's line as plain text (the Chat view's progress). */
+export function stepText(step: Step): string {
+  const { arg, said } = stepParts(step);
+  return `${step.ok ? '✓' : '✗'} ${step.tool}${arg ? ` ${arg}` : ''}${said ? ` — ${said}` : ''}`;
 }
 
 /** First words of a reasoning turn, for its collapsed summary. */
@@ -79,14 +102,15 @@ function renderTurn(exchange: Exchange, view: TurnView, md: ReturnType<typeof cr
   }
 }
 
-function usageLine(usage: Usage | undefined): string {
+function usageLine(usage: Usage | undefined, answeredBy: Exchange['answeredBy']): string {
+  const by = answeredBy ? `answered by ${escapeHtml(answeredBy.model)}` : '';
   if (!usage || usage.modelCalls === 0) {
-    return '';
+    return by ? `<p class="usage">${by.replace(/^a/, 'A')}</p>` : '';
   }
   const n = (x: number) => x.toLocaleString('en-US');
   const cached = usage.cachedInputTokens > 0 ? ` (${n(usage.cachedInputTokens)} cached)` : '';
   const calls = usage.modelCalls === 1 ? '1 model call' : `${usage.modelCalls} model calls`;
-  return `<p class="usage">${calls} · ${n(usage.inputTokens)} input tokens${cached} · ${n(usage.outputTokens)} output tokens</p>`;
+  return `<p class="usage">${calls} · ${n(usage.inputTokens)} input tokens${cached} · ${n(usage.outputTokens)} output tokens${by ? ` · ${by}` : ''}</p>`;
 }
 
 function renderEdit(edit: SuggestedEdit, result: AskResult, options: RenderOptions): string {
@@ -151,7 +175,10 @@ export function renderExchange(exchange: Exchange, options: RenderOptions): stri
           .join('')}</div>`,
       );
     }
-    parts.push(usageLine(result.usage));
+    parts.push(usageLine(result.usage, exchange.answeredBy));
+    if (exchange.answeredBy?.notice) {
+      parts.push(`<p class="model-notice">${escapeHtml(exchange.answeredBy.notice)}</p>`);
+    }
   }
   if (exchange.state === 'running') {
     parts.push(`<p class="phase"><span class="spinner"></span> ${escapeHtml(phaseText(exchange.phase))}</p>`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildAskParams, isEmptyRange } from '../../src/ask_params';
+import { ASK_PLACEHOLDER, buildAskParams, isEmptyRange } from '../../src/ask_params';
 
 const selection = { start: { line: 25, character: 4 }, end: { line: 33, character: 5 } };
 const cursor = { start: { line: 3, character: 2 }, end: { line: 3, character: 2 } };
@@ -44,5 +44,14 @@ describe('buildAskParams', () => {
     const p = buildAskParams({ question: 'q', editor: { uri: 'untitled:Untitled-1', scheme: 'untitled', selection } });
     assert.equal(p?.textDocument, undefined);
     assert.equal(p?.range, undefined);
+  });
+});
+
+// Issue #55 item 17: Ask's input box showed the sample workspace's question ("How does the
+// rate limiter refill its tokens?") in every project.
+describe('the Ask box\'s hint', () => {
+  it('is neutral: no question of one project', () => {
+    assert.doesNotMatch(ASK_PLACEHOLDER, /rate limiter|tokens|\?$/);
+    assert.match(ASK_PLACEHOLDER, /this codebase/);
   });
 });

@@ -20,7 +20,7 @@ describe('package.json', () => {
 
   it('contributes the palette commands of the issue', () => {
     const titles = commands.map((c) => `${c.category}: ${c.title}`);
-    for (const t of ['copilot-ls: Ask', 'copilot-ls: Ask About Selection', 'copilot-ls: Follow Up', 'copilot-ls: Clear Answers', 'copilot-ls: Show Last Answer', 'copilot-ls: Go to Citation', 'copilot-ls: Check Setup']) {
+    for (const t of ['copilot-ls: Ask', 'copilot-ls: Ask About Selection', 'copilot-ls: Follow Up', 'copilot-ls: Clear Answers', 'copilot-ls: Show Last Answer', 'copilot-ls: Go to Citation', 'copilot-ls: Check Setup', 'copilot-ls: Choose Model']) {
       assert.ok(titles.includes(t), t);
     }
   });
@@ -46,7 +46,8 @@ describe('package.json', () => {
 
   it('keeps the old names working: deprecated settings, and the old command ids', () => {
     const props = manifest.contributes.configuration.properties;
-    for (const key of [...SERVER_SETTING_KEYS, 'server.path']) {
+    // editorModel came after the rename: it never had an old name.
+    for (const key of [...SERVER_SETTING_KEYS.filter((k) => k !== 'editorModel'), 'server.path']) {
       assert.match(props[`copilot.${key}`].markdownDeprecationMessage, new RegExp(`#copilot-ls\\.${key.replace('.', '\\.')}#`), key);
       assert.equal(props[`copilot.${key}`].type, props[`copilot-ls.${key}`].type, key);
     }
@@ -84,11 +85,12 @@ describe('package.json', () => {
 
   it('has plain string settings with an empty default where the server has its own', () => {
     const props = manifest.contributes.configuration.properties;
-    for (const key of ['copilot-ls.baseUrl', 'copilot-ls.model', 'copilot-ls.apiKeyEnv', 'copilot-ls.server.path', 'copilot-ls.provider']) {
+    for (const key of ['copilot-ls.baseUrl', 'copilot-ls.model', 'copilot-ls.apiKeyEnv', 'copilot-ls.server.path', 'copilot-ls.provider', 'copilot-ls.editorModel']) {
       assert.equal(props[key].type, 'string', key);
       assert.equal(props[key].default, '', key);
     }
-    assert.deepEqual(props['copilot-ls.provider'].enum, ['', 'openai', 'anthropic', 'none']);
+    assert.deepEqual(props['copilot-ls.provider'].enum, ['', 'openai', 'anthropic', 'editor', 'none']);
+    assert.equal(props['copilot-ls.provider'].markdownEnumDescriptions.length, props['copilot-ls.provider'].enum.length);
     assert.deepEqual(
       { type: props['copilot-ls.maxOutputTokens'].type, default: props['copilot-ls.maxOutputTokens'].default },
       { type: 'integer', default: 4096 },
@@ -121,6 +123,17 @@ describe('package.json', () => {
     for (const f of ['dist/extension.js', 'server/copilot-ls', 'server/copilot-ls.exe', 'LICENSE-MIT', 'LICENSE-APACHE', 'THIRD-PARTY-NOTICES.md']) {
       assert.ok(kept.includes(`!${f}`), f);
     }
+  });
+
+  it('contributes the chat participant the code creates, and needs a VS Code with tool calling in its language model API', () => {
+    assert.deepEqual(
+      manifest.contributes.chatParticipants.map((p: { id: string; name: string }) => [p.id, p.name]),
+      [['copilot-ls.chat', 'copilot-ls']],
+    );
+    assert.ok(sources.includes("export const CHAT_PARTICIPANT_ID = 'copilot-ls.chat'"));
+    // LanguageModelToolCallPart and ChatRequest.model came in 1.95; vsce wants @types/vscode no newer than engines.
+    assert.equal(manifest.engines.vscode, '^1.95.0');
+    assert.equal(manifest.devDependencies['@types/vscode'], '1.95.0');
   });
 
   it('contributes the citation view the code creates', () => {

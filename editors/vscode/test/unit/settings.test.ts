@@ -35,7 +35,7 @@ describe('serverSettings', () => {
   });
 
   it('covers every key of PROTOCOL.md section 2', () => {
-    assert.deepEqual([...SERVER_SETTING_KEYS], ['provider', 'baseUrl', 'model', 'apiKeyEnv', 'maxSteps', 'maxOutputTokens', 'stream', 'requestTimeoutSecs', 'history']);
+    assert.deepEqual([...SERVER_SETTING_KEYS], ['provider', 'baseUrl', 'model', 'apiKeyEnv', 'maxSteps', 'maxOutputTokens', 'stream', 'requestTimeoutSecs', 'history', 'editorModel']);
   });
 });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AnswerStore } from '../../src/answer_store';
 import { citationEntries } from '../../src/citation_entries';
-import { AskedQuestions, notelessCitationMessage, questionExcerpt } from '../../src/citation_message';
+import { AskedQuestions, citedLineText, notelessCitationMessage, questionExcerpt } from '../../src/citation_message';
 import { nextPhase, phaseText, WAITING } from '../../src/ask_phase';
 import { shortQuestion } from '../../src/progress_report';
 import { serverLogLevel } from '../../src/server_log';
@@ -66,6 +66,33 @@ describe('the message of a citation without a note', () => {
     assert.equal(asked.citationMessage('refill before taking a token'), 'refill before taking a token');
     for (let i = 0; i < 30; i++) asked.add(`question ${i}`);
     assert.equal(asked.citationMessage(question), question, 'only the latest questions are kept');
+  });
+
+  // Issue #55 item 5: five rows that all read "Cited in the answer to: …" said nothing of
+  // what is at each line.
+  it('leads with the citation\'s number and what is at its lines, so the rows differ', () => {
+    const asked = new AskedQuestions();
+    const question = 'where are redirects resolved?';
+    asked.add(question);
+    const file = [
+      '#[derive(Debug)]',
+      '/// Reads a variable.',
+      'pub(crate) fn read<T: std::str::FromStr>(name: &str, default: T) -> T {',
+      '    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)',
+      '}',
+      '',
+      '    let x = resolve(redirect_url_that_is_long_enough_to_be_cut_somewhere_past_the_limit);',
+    ];
+    const first = asked.citationMessage(question, () => ({ index: 0, text: citedLineText(file, 0, 4) }));
+    const second = asked.citationMessage(question, () => ({ index: 1, text: citedLineText(file, 5, 6) }));
+    assert.match(first, /^\(1\) pub\(crate\) fn read<T: std::str::FromStr>\(name: &str, default: T\) -> T — Cited in the answer to: where are redirects resolved\?$/);
+    assert.match(second, /^\(2\) let x = resolve\(redirect_url_that_is_long_enough_to_be_cut_somewhere_past_the_l… — Cited in the answer to:/);
+    assert.notEqual(first, second);
+    // The definition wins over the attribute and the comment; blank lines give nothing.
+    assert.equal(citedLineText(['', '  ', '// only a comment'], 0, 2), undefined);
+    assert.equal(citedLineText(['@app.route("/")', 'def index():', '    return 1'], 0, 2), 'def index():');
+    // A note is shown as it is.
+    assert.equal(asked.citationMessage('refill', () => ({ index: 0, text: 'x' })), 'refill');
   });
 });
 

@@ -9,7 +9,7 @@ import { diffLines, isApplied, proposedTexts } from '../../src/edit_diff';
 import { highlightCode } from '../../src/highlight';
 import type { Step } from '../../src/protocol';
 import { Thread } from '../../src/thread';
-import { renderExchange, stepLine } from '../../src/thread_render';
+import { renderExchange, stepLine, stepText } from '../../src/thread_render';
 import { ROOT, sampleResult } from './fixtures';
 
 const RL = `${ROOT}/src/rate_limit.rs`;
@@ -52,6 +52,20 @@ describe('tool call lines', () => {
     assert.ok(!stepLine(read).includes('—'), stepLine(read));
     assert.ok(stepLine(find).endsWith('X — 1 definition</li>'), stepLine(find));
     assert.ok(stepLine(search).endsWith('X — 5 matches in 1 files</li>'), stepLine(search));
+  });
+
+  // Issue #55 item 6: the server's summary of propose_edit (tools/propose_edit.rs) names
+  // the path with its lines; the line read "propose_edit utils.py — edit utils.py:1124-1124".
+  it('name propose_edit\'s path once, with the lines its summary gives', () => {
+    const path = 'requests/src/requests/utils.py';
+    const edit: Step = { tool: 'propose_edit', arguments: { path, old_text: 'a', new_text: 'b', title: 'T' }, ok: true, summary: `edit ${path}:1124-1124` };
+    const line = stepLine(edit);
+    assert.equal(line.split(path).length - 1, 1, line);
+    assert.ok(line.endsWith(`<code>propose_edit</code> — edit ${path}:1124-1124</li>`), line);
+    assert.equal(stepText(edit), `✓ propose_edit — edit ${path}:1124-1124`);
+    // A search pattern the summary happens to contain is still named.
+    const search: Step = { tool: 'search_code', arguments: { pattern: 'in' }, ok: true, summary: '5 matches in 1 files' };
+    assert.equal(stepText(search), '✓ search_code in — 5 matches in 1 files');
   });
 });
 

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { doctorChecks, extensionChecks, reportLines, summary, type ServerFacts } from '../../src/setup_report';
+import { doctorChecks, editorDetail, extensionChecks, forEditor, reportLines, settingsToOpen, summary, type ServerFacts } from '../../src/setup_report';
 import { compareVersions, versionMismatchMessage } from '../../src/version_check';
 
 describe('versionMismatchMessage', () => {
@@ -94,5 +94,44 @@ describe('Check Setup report', () => {
       'fail  endpoint: cannot connect\n      start the server',
     ]);
     assert.equal(summary(checks), '1 ok, 1 warn, 1 fail');
+  });
+});
+
+// Issue #55 item 10: Check Setup in VS Code gave the command line's advice (environment
+// variables); in the editor it names the copilot-ls settings and offers to open them.
+describe('Check Setup\'s advice in VS Code', () => {
+  // The server's doctor (session/doctor.rs), word for word.
+  const NONE =
+    "none: no provider is set and neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is; answers list the places copilot-ls's own search finds. To have a model answer, set one of those keys, or COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL for a local server";
+
+  it('names the settings, not the environment variables', () => {
+    const said = editorDetail(NONE);
+    assert.doesNotMatch(said, /COPILOT_LS_/);
+    assert.match(said, /copilot-ls\.provider/);
+    assert.match(said, /copilot-ls\.baseUrl/);
+    assert.match(said, /copilot-ls\.apiKeyEnv/);
+    assert.match(said, /editor: VS Code's own language models/);
+    assert.equal(
+      editorDetail('OPENAI_API_KEY is not set: export it with your key, or set apiKeyEnv to the variable that holds it'),
+      'OPENAI_API_KEY is not set: export it with your key, or set copilot-ls.apiKeyEnv to the variable that holds it',
+    );
+    assert.match(editorDetail('none (settings): answers list the places; set provider to openai or anthropic to have a model answer'), /set copilot-ls\.provider to openai/);
+    assert.match(editorDetail('http://h/v1 answers, but m is not among its models (a, b): set model to one of them'), /set copilot-ls\.model to one of them/);
+  });
+
+  it('keeps where a value came from', () => {
+    assert.equal(editorDetail('http://127.0.0.1:1/v1 (COPILOT_LS_BASE_URL)'), 'http://127.0.0.1:1/v1 (COPILOT_LS_BASE_URL)');
+  });
+
+  it('offers the settings when the model\'s setup is not ok', () => {
+    const checks = forEditor([
+      { name: 'server', status: 'ok', detail: 'x' },
+      { name: 'provider', status: 'warn', detail: NONE },
+      { name: 'cache', status: 'warn', detail: 'set COPILOT_LS_CACHE_DIR' },
+    ]);
+    assert.equal(settingsToOpen(checks), 'copilot-ls.provider');
+    assert.equal(settingsToOpen([...checks, { name: 'apiKey', status: 'fail', detail: 'or set copilot-ls.apiKeyEnv' }]), 'copilot-ls.');
+    assert.equal(settingsToOpen([{ name: 'apiKey', status: 'fail', detail: editorDetail('K is not set: or set apiKeyEnv to it') }]), 'copilot-ls.apiKeyEnv');
+    assert.equal(settingsToOpen([{ name: 'provider', status: 'ok', detail: 'openai' }, checks[2]]), undefined);
   });
 });
