@@ -61,9 +61,15 @@ export class ModelBridge {
    * when the server cancelled the call.
    */
   async answer(params: ModelParams, token: vscode.CancellationToken, sendDelta: (delta: ModelDelta) => void): Promise<ModelResult> {
+    // The request's token is vscode-jsonrpc's; the model gets one of VS Code's own, tied to it.
+    const source = new vscode.CancellationTokenSource();
+    const tied = token.onCancellationRequested(() => source.cancel());
+    if (token.isCancellationRequested) {
+      source.cancel();
+    }
     const models = await this.models.chatModels();
     try {
-      const { result, model, replaced } = await runModelCall(params, { models, lm: VSCODE_LM, readPart, token, sendDelta });
+      const { result, model, replaced } = await runModelCall(params, { models, lm: VSCODE_LM, readPart, token: source.token, sendDelta });
       if (replaced) {
         this.log.warn(`copilot/model: ${replaced}`);
         if (!this.reported.has(params.model)) {
@@ -80,6 +86,9 @@ export class ModelBridge {
         throw new ResponseError(err.code, err.message);
       }
       throw err;
+    } finally {
+      tied.dispose();
+      source.dispose();
     }
   }
 }

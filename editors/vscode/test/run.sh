@@ -7,7 +7,8 @@
 # build, already there after scripts/test.sh's `cargo build --workspace --bins`), writing
 # to test-output/package/ rather than dist/.
 #
-# Inputs: COPILOT_LS_BIN and FAKE_PROVIDER_BIN (default: $REPO/target/debug/...).
+# Inputs: COPILOT_LS_BIN and FAKE_PROVIDER_BIN (default: $REPO/target/debug/...). It also
+# packages test/lm_provider, a scripted language model provider for e2e/editor_model.
 # Arguments choose what runs, while iterating: suite names (unit, protocol, e2e), or a
 # suite and the start of a file's name for one file (e2e/narrow runs
 # out/test/e2e/narrow*.test.js); none runs everything.
@@ -144,6 +145,11 @@ npx tsc -p tsconfig.test.json || setup_failed "TypeScript errors"
 npx vsce package --no-dependencies --allow-missing-repository --skip-license -o copilot-ls.vsix >"$OUT/vsce.log" 2>&1 ||
   setup_failed "vsce package (see $OUT/vsce.log)"
 export VSIX=$HERE/copilot-ls.vsix
+# The test-only language model provider (test/lm_provider), installed only in the profile
+# of e2e/editor_model: the editor's model the extension answers with when no key is set.
+(cd "$HERE/test/lm_provider" && "$HERE/node_modules/.bin/vsce" package --no-dependencies --allow-missing-repository --skip-license \
+  -o "$OUT/lm-provider.vsix" >"$OUT/vsce-lm-provider.log" 2>&1) || setup_failed "vsce package test/lm_provider (see $OUT/vsce-lm-provider.log)"
+export LM_PROVIDER_VSIX=$OUT/lm-provider.vsix
 
 # ---- the server binaries the protocol and e2e tests drive ----
 if [ ! -x "$COPILOT_LS_BIN" ] || [ ! -x "$FAKE_PROVIDER_BIN" ]; then

@@ -127,14 +127,32 @@ export function installExtension(env: E2eEnv, extensionsDir: string, home: strin
   }
 }
 
+/** More for one code-server: test-only extensions to install, variables for its processes. */
+export interface CodeServerExtras {
+  /** Installed besides the extension under test (the scripted language model provider). */
+  vsixes?: string[];
+  env?: Record<string, string>;
+}
+
 /** Starts code-server on `workspace` with `settings` as the User settings; logs go to `logDir`. */
-export async function startCodeServer(env: E2eEnv, home: string, workspace: string, settings: object, logDir = env.outDir, vsix = env.vsix): Promise<CodeServer> {
+export async function startCodeServer(
+  env: E2eEnv,
+  home: string,
+  workspace: string,
+  settings: object,
+  logDir = env.outDir,
+  vsix = env.vsix,
+  extras: CodeServerExtras = {},
+): Promise<CodeServer> {
   const userData = path.join(home, 'user-data');
   const extensionsDir = path.join(home, 'extensions');
   mkdirSync(path.join(userData, 'User'), { recursive: true });
   const userSettings = path.join(userData, 'User', 'settings.json');
   writeFileSync(userSettings, JSON.stringify(settings, null, 2));
   installExtension(env, extensionsDir, home, vsix);
+  for (const other of extras.vsixes ?? []) {
+    installExtension(env, extensionsDir, home, other);
+  }
 
   const port = await freePort();
   const args = [
@@ -152,6 +170,7 @@ export async function startCodeServer(env: E2eEnv, home: string, workspace: stri
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     env: cleanEnv({
+      ...extras.env,
       XDG_CONFIG_HOME: path.join(home, 'config'),
       XDG_DATA_HOME: path.join(home, 'data'),
       // The server keeps its workspace index under XDG_CACHE_HOME: not in the real home.

@@ -26,6 +26,10 @@ export const LONG_ANSWER =
       'the request is refused until the refill, which runs lazily on the next request, has added enough tokens again.',
   ).join('\n\n') + `\n\n${LONG_ANSWER_END}`;
 
+/** A file deep enough that its citation link is far wider than a 260 px thread. */
+export const DEEP_PATH = 'src/connection/adapters/retry_policies/exponential_backoff_with_jitter_configuration.rs';
+export const DEEP_QUESTION = 'Where is the backoff configured?';
+
 export const NARROW_SCRIPT = {
   steps: [
     { hang: true },
@@ -52,5 +56,17 @@ export const NARROW_SCRIPT = {
       ],
     },
     { text: LONG_ANSWER, chunk_delay_ms: 10 },
+    {
+      tool_calls: [
+        {
+          id: 'call_n3',
+          name: 'answer',
+          arguments: {
+            answer: `The backoff is configured in ${DEEP_PATH}:1.`,
+            citations: [{ path: DEEP_PATH, line: 1, end_line: 3, note: 'the backoff' }],
+          },
+        },
+      ],
+    },
   ],
 };

@@ -5,10 +5,12 @@
 // with a screenshot of each.
 
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { answerFrame, closeAnswerTab, focusProblems, openFile, runCommand, serverRunning, showThread, waitUntil } from './harness';
-import { LONG_ANSWER_END, LONG_QUESTION, MULTILINE_QUESTION, NARROW_SCRIPT, STOPPED_QUESTION } from './narrow_scenario';
+import { DEEP_PATH, DEEP_QUESTION, LONG_ANSWER_END, LONG_QUESTION, MULTILINE_QUESTION, NARROW_SCRIPT, STOPPED_QUESTION } from './narrow_scenario';
 import { closeSession, openSession, requests, screenshot, stepsOf, type Session } from './session';
 
 let session: Session | undefined;
@@ -173,6 +175,8 @@ describe('the thread in a narrow panel', { timeout: 600_000 }, () => {
     const text = await row.innerText();
     assert.match(text, /copilot-ls/, text);
     assert.match(text, /Cited in the answer to: Where is the burst read\?/, text);
+    // Issue #55 item 5: the row names what is at the cited lines, and the citation's number.
+    assert.match(text, /\(1\) fn read<T: std::str::FromStr>\(name: &str, default: T\) -> T — Cited/, text);
     assert.doesNotMatch(text, /malformed value/, `the question's second line is not part of it: ${text}`);
     await screenshot(session!, 'citation-without-a-note-in-problems');
   });
@@ -197,5 +201,38 @@ describe('the thread in a narrow panel', { timeout: 600_000 }, () => {
       seen = now;
       return now.text === LONG_QUESTION && now.scrollY > 0 && inView(now) ? true : undefined;
     }, 15_000).catch(() => assert.fail(`the reopened thread: ${JSON.stringify(seen)}`));
+  });
+
+  // Issue #55 item 4: in a 267 px view the page was 308 px wide, a citation link of a deep
+  // path did not wrap, and bringing it into view panned the thread sideways.
+  step('wraps a long citation link in a 260 px thread: nothing wider than the view', async () => {
+    const file = path.join(session!.workspace, DEEP_PATH);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, 'pub struct Backoff {\n    pub base_ms: u64,\n}\n');
+    // Narrow the window until the thread (beside the editor) is about 260 px wide.
+    let width = 0;
+    for (let viewport = 1000; viewport >= 600; viewport -= 20) {
+      await page.setViewportSize({ width: viewport, height: 900 });
+      width = await answerFrame(page).locator('body').evaluate((body) => body.clientWidth);
+      if (width <= 265) break;
+    }
+    assert.ok(width >= 230 && width <= 265, `the thread is ${width} px wide`);
+    await askInThread(DEEP_QUESTION);
+    const exchange = answerFrame(page).locator('.exchange[data-state="answered"]', { hasText: DEEP_QUESTION });
+    await exchange.locator('a', { hasText: 'exponential_backoff' }).first().waitFor({ timeout: 60_000 });
+    const measured = await answerFrame(page)
+      .locator('body')
+      .evaluate(() => ({
+        viewport: document.documentElement.clientWidth,
+        page: document.documentElement.scrollWidth,
+        links: Array.from(document.querySelectorAll('.exchange:last-of-type a')).map((a) => ({ text: a.textContent, right: Math.round(a.getBoundingClientRect().right) })),
+      }));
+    await screenshot(session!, 'long-citation-link-at-260px');
+    const report = JSON.stringify(measured);
+    assert.ok(measured.page <= measured.viewport, `the page is no wider than the view: ${report}`);
+    assert.ok(measured.links.length >= 2, report);
+    for (const link of measured.links) {
+      assert.ok(link.right <= measured.viewport, `${link.text} ends inside the view: ${report}`);
+    }
   });
 });

@@ -99,5 +99,17 @@ describe('the packaged .vsix with its bundled server, no server.path, no model',
     assert.doesNotMatch(text, /^\w+ +doctor: /m, `copilot.doctor ran:\n${text}`);
     // No provider is configured: that is a warning (answers list places), not a failure.
     assert.match(text, /^warn +[^:\n]*provider[^:\n]*: /im, text);
+    // Issue #55 item 10: in VS Code the advice names the copilot-ls settings, never the
+    // environment variables a command line sets (a variable in parentheses says where a
+    // value came from).
+    assert.doesNotMatch(text, /COPILOT_LS_[A-Z_]+(?!\))/, text);
+  });
+
+  step('Check Setup offers to open the settings that choose a model', async () => {
+    const offer = notification(page, /Check Setup: .*copilot-ls settings/);
+    await offer.waitFor();
+    await offer.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+    await page.locator('.settings-editor .setting-item', { hasText: /copilot-ls/i }).first().waitFor();
+    await screenshot(session!, 'check-setup-open-settings');
   });
 });

@@ -6,7 +6,7 @@
 // server and no model at all; or, with `roots`, several copies of the fixture opened
 // together as a multi-root workspace.
 
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { it } from 'node:test';
@@ -20,6 +20,7 @@ import {
   startFakeProvider,
   stopAll,
   type CodeServer,
+  type CodeServerExtras,
   type E2eEnv,
 } from './harness';
 
@@ -41,6 +42,14 @@ export interface SessionOptions {
    * opened as a folder.
    */
   roots?: string[];
+  /**
+   * The scripted language model provider (test/lm_provider, `$LM_PROVIDER_VSIX`) installed
+   * too, answering with this script (test/lm_provider/extension.js); the extension runs the built server
+   * (`$COPILOT_LS_BIN`) with no provider set and no key, as a user with a model extension.
+   */
+  editorModelScript?: object[];
+  /** More User settings, over the session's own. */
+  settings?: object;
 }
 
 export interface Session {
@@ -55,6 +64,8 @@ export interface Session {
   workspaceFile: string | undefined;
   /** Where the fake provider records each request it answers (JSON lines; empty without one). */
   record: string;
+  /** Where the scripted language model records each request (JSON lines; with `editorModelScript`). */
+  lmRecord: string;
   /** Where the logs of this session's processes go. */
   logDir: string;
   server: CodeServer;
@@ -81,6 +92,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const record = path.join(logDir, 'provider-requests.jsonl');
   writeFileSync(record, '');
   let serverSettings: object = {};
+  const lmRecord = path.join(logDir, 'editor-model-requests.jsonl');
+  let extras: CodeServerExtras = {};
+  if (options.editorModelScript) {
+    const vsix = process.env.LM_PROVIDER_VSIX;
+    if (!vsix || !existsSync(vsix)) {
+      throw new Error(`LM_PROVIDER_VSIX=${vsix} does not exist (run editors/vscode/test/run.sh)`);
+    }
+    const script = path.join(work, 'lm-script.json');
+    writeFileSync(script, JSON.stringify({ conversations: options.editorModelScript }, null, 2));
+    writeFileSync(lmRecord, '');
+    extras = { vsixes: [vsix], env: { LM_PROVIDER_SCRIPT: script, LM_PROVIDER_RECORD: lmRecord } };
+    serverSettings = { 'copilot-ls.server.path': env.copilotLs, 'copilot-ls.requestTimeoutSecs': 30 };
+  }
   if (options.script) {
     const script = path.join(work, 'script.json');
     writeFileSync(script, JSON.stringify(options.script, null, 2));
@@ -111,9 +135,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       'editor.minimap.enabled': false,
       // An edit must reach the disk only when a test saves it.
       'files.autoSave': 'off',
+      ...options.settings,
     },
     logDir,
     options.vsix ?? env.vsix,
+    extras,
   );
   const browser = await launchBrowser(env);
   const page = await browser.newPage({ viewport: options.viewport });
@@ -126,7 +152,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   for (const shown of workspaceFile ? roots.map((r) => path.basename(r)) : ['src']) {
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: shown }).first().waitFor({ timeout: 90_000 });
   }
-  return { env, work, workspace, roots, workspaceFile, record, logDir, server, browser, page };
+  return { env, work, workspace, roots, workspaceFile, record, lmRecord, logDir, server, browser, page };
 }
 
 /**

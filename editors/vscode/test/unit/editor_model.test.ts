@@ -15,70 +15,10 @@ import {
   modelErrorMessage,
   runModelCall,
   toLmMessages,
-  type ChatModelLike,
-  type LmFactory,
-  type ReplyPart,
 } from '../../src/model_mapping';
 import { ErrorCode, type ModelDelta, type ModelParams } from '../../src/protocol';
 import { sampleResult } from './fixtures';
-
-// ---- a test double of the API's message and part classes ----
-
-type Part =
-  | { type: 'text'; value: string }
-  | { type: 'toolCall'; callId: string; name: string; input: object }
-  | { type: 'toolResult'; callId: string; content: Part[] };
-interface Message {
-  role: 'user' | 'assistant';
-  content: Part[];
-}
-
-const LM: LmFactory<Message, Part> = {
-  user: (content) => ({ role: 'user', content }),
-  assistant: (content) => ({ role: 'assistant', content }),
-  text: (value) => ({ type: 'text', value }),
-  toolCall: (callId, name, input) => ({ type: 'toolCall', callId, name, input }),
-  toolResult: (callId, content) => ({ type: 'toolResult', callId, content }),
-};
-
-// The stream parts a LanguageModelChat yields, as the double's own classes.
-class TextPart {
-  constructor(readonly value: string) {}
-}
-class ToolCallPart {
-  constructor(
-    readonly callId: string,
-    readonly name: string,
-    readonly input: object,
-  ) {}
-}
-const readPart = (p: unknown): ReplyPart =>
-  p instanceof TextPart ? { kind: 'text', value: p.value } : p instanceof ToolCallPart ? { kind: 'toolCall', callId: p.callId, name: p.name, input: p.input } : { kind: 'other' };
-
-/** A LanguageModelChat that records what it was sent and answers with `parts`. */
-class FakeChatModel implements ChatModelLike<Message> {
-  readonly sent: Array<{ messages: Message[]; options: { justification?: string; tools?: unknown[] }; token?: unknown }> = [];
-  name: string;
-  vendor = 'test-vendor';
-  family = 'test-family';
-  maxInputTokens = 8000;
-
-  constructor(
-    readonly id: string,
-    private readonly reply: (token: { isCancellationRequested: boolean }) => AsyncIterable<unknown> | Error,
-  ) {
-    this.name = `Model ${id}`;
-  }
-
-  async sendRequest(messages: Message[], options: { justification?: string; tools?: unknown[] }, token?: { isCancellationRequested: boolean }) {
-    this.sent.push({ messages, options, token });
-    const stream = this.reply(token ?? { isCancellationRequested: false });
-    if (stream instanceof Error) {
-      throw stream;
-    }
-    return { stream };
-  }
-}
+import { FakeChatModel, LM, readPart, TextPart, ToolCallPart } from './lm_double';
 
 async function* parts(...items: unknown[]): AsyncIterable<unknown> {
   for (const item of items) {
