@@ -144,6 +144,7 @@ pub fn ask_request(
             options: Default::default(),
             // Parsed as it arrived, before the turn's first await.
             arrival: Some(crate::session::arrival()),
+            editor_model: None,
         },
         text: question,
         left_out,

@@ -75,6 +75,9 @@ pub struct AskInput {
     /// A problem with the index to tell the user at the start of this answer (once:
     /// the session decides), such as an index kept in memory because the disk is full.
     pub index_fault: Option<String>,
+    /// Why no model answers this ask when one was expected (the editor's model listed
+    /// none, or declined): the answer's first line, with what to do.
+    pub provider_notice: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -173,10 +176,14 @@ impl Agent<'_> {
     /// Runs the ask; when its search could not see the whole workspace, the answer
     /// starts with a line that says so (sent first as `AskEvent::Notice`).
     pub async fn run(&self, input: AskInput) -> Result<AgentOutcome, ProviderError> {
-        let notice = [input.index_fault.clone(), input.index.notice()]
-            .into_iter()
-            .flatten()
-            .reduce(|a, b| format!("{a}\n\n{b}"));
+        let notice = [
+            input.provider_notice.clone(),
+            input.index_fault.clone(),
+            input.index.notice(),
+        ]
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| format!("{a}\n\n{b}"));
         if let Some(text) = &notice {
             (self.events)(AskEvent::Notice { text: text.clone() });
         }

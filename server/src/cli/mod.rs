@@ -149,7 +149,15 @@ pub fn main() -> ExitCode {
     // Warnings only by default, in every mode: MCP and ACP clients show a server's
     // stderr to their users as errors, and an editor's log is no place for chatter.
     init_logging("warn");
-    let (settings, problems) = Settings::from_env(&crate::session::settings::process_env);
+    let (mut settings, mut problems) = Settings::from_env(&crate::session::settings::process_env);
+    // Only an LSP client can run the editor's model; it says so at `initialize`.
+    if !matches!(cli.command, None | Some(Command::Serve { .. })) {
+        problems.extend(
+            settings
+                .for_client(false)
+                .map(|problem| format!("environment: {problem}")),
+        );
+    }
 
     // `tool` is synchronous: it gets no runtime (starting one costs a few ms per call).
     let runtime = || match tokio::runtime::Builder::new_multi_thread()

@@ -202,6 +202,7 @@ pub fn ask_result(
             cached_input_tokens: usage.cached_input_tokens,
         },
         index: index_coverage(&asked.index),
+        model: asked.model.clone(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! LSP type.
 
 pub mod capabilities;
+pub mod client_calls;
 pub mod convert;
 mod handlers;
 mod server;
@@ -37,13 +38,23 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let session = Arc::new(Session::new(settings));
+    let calls = Arc::new(client_calls::ClientCalls::default());
     let (service, socket) = LspService::build(|client| {
-        server::Backend::new(client, session.clone(), startup_problems.clone())
+        server::Backend::new(
+            client,
+            session.clone(),
+            calls.clone(),
+            startup_problems.clone(),
+        )
     })
     .custom_method("copilot/ask", server::Backend::ask)
+    .custom_method(
+        "copilot/didChangeEditorModels",
+        server::Backend::did_change_editor_models,
+    )
     .finish();
     // tower-lsp reads only frames the transport has checked and re-framed.
-    transport::run(input, output, |service_input, service_output| {
+    transport::run(input, output, calls, |service_input, service_output| {
         Server::new(service_input, service_output, socket)
             .concurrency_level(CONCURRENCY)
             .serve(service)

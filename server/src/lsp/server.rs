@@ -12,6 +12,7 @@ use tower_lsp_server::lsp_types::{
 };
 use tower_lsp_server::{Client, LanguageServer};
 
+use super::client_calls::ClientCalls;
 use super::convert::EditSupport;
 use super::handlers;
 use super::wire::{AskParams, AskResult};
@@ -35,10 +36,17 @@ pub struct Backend {
     pub pending_problems: Mutex<Vec<String>>,
     /// Publishes the asks' diagnostics in the order the asks end.
     pub publisher: super::handlers::diagnostics::Publisher,
+    /// Our own requests to the client (the editor's model calls).
+    pub calls: Arc<ClientCalls>,
 }
 
 impl Backend {
-    pub fn new(client: Client, session: Arc<Session>, startup_problems: Vec<String>) -> Backend {
+    pub fn new(
+        client: Client,
+        session: Arc<Session>,
+        calls: Arc<ClientCalls>,
+        startup_problems: Vec<String>,
+    ) -> Backend {
         session.note_env_problems(&startup_problems);
         Backend {
             client,
@@ -52,6 +60,7 @@ impl Backend {
             }),
             pending_problems: Mutex::new(startup_problems),
             publisher: Default::default(),
+            calls,
         }
     }
 
@@ -62,6 +71,11 @@ impl Backend {
     /// `copilot/ask`.
     pub async fn ask(&self, params: AskParams) -> Result<AskResult> {
         handlers::ask::ask(self, params).await
+    }
+
+    /// `copilot/didChangeEditorModels` (section 11).
+    pub async fn did_change_editor_models(&self, params: LSPAny) {
+        handlers::editor_models::did_change(self, params);
     }
 }
 

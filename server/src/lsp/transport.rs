@@ -21,6 +21,8 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::bytes::BytesMut;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Id, Response};
 
+use super::client_calls::ClientCalls;
+
 mod classify;
 mod frames;
 
@@ -198,7 +200,7 @@ impl Outcome {
 /// Serves `input`/`output` through `service`, which gets the two ends of the pipes it
 /// reads and writes (tower-lsp's `Server::serve`). When `run` returns, the service's
 /// future has been dropped: every request still running (an ask) is cancelled.
-pub async fn run<R, W, S, F>(input: R, output: W, service: S) -> Outcome
+pub async fn run<R, W, S, F>(input: R, output: W, calls: Arc<ClientCalls>, service: S) -> Outcome
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -207,6 +209,7 @@ where
 {
     let (to_client, queued) = mpsc::channel(OUTPUT_QUEUE);
     let writer = tokio::spawn(write_output(output, queued));
+    calls.attach(to_client.clone());
     let (to_service, service_input) = tokio::io::duplex(PIPE);
     let (service_output, from_service) = tokio::io::duplex(PIPE);
     let owed = Arc::new(Owed::default());
@@ -220,7 +223,14 @@ where
     let ending = {
         let service = service(service_input, service_output);
         tokio::pin!(service);
-        let reading = read_input(input, to_service, to_client, &mut shutdown_requested, &owed);
+        let reading = read_input(
+            input,
+            to_service,
+            to_client,
+            &mut shutdown_requested,
+            &owed,
+            &calls,
+        );
         let ending = tokio::select! {
             ending = reading => ending,
             () = &mut service => Ending::ServiceEnded,
@@ -251,6 +261,7 @@ async fn read_input<R: AsyncRead + Unpin>(
     to_client: mpsc::Sender<Vec<u8>>,
     shutdown_requested: &mut bool,
     owed: &Owed,
+    calls: &ClientCalls,
 ) -> Ending {
     let mut buf = BytesMut::with_capacity(64 << 10);
     let mut reader = Reader::default();
@@ -281,6 +292,8 @@ async fn read_input<R: AsyncRead + Unpin>(
                     *shutdown_requested = true;
                     owed.request(&body);
                 }
+                // Replies to our own model calls, and their deltas, end here.
+                Incoming::Forward if calls.intercept(&body) => continue,
                 Incoming::Forward => owed.request(&body),
                 Incoming::Unusable { .. } => {}
             }

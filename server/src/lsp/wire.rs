@@ -22,6 +22,9 @@ pub struct AskParams {
     /// When given, the answer streams on it as `AskDelta`s.
     #[serde(default)]
     pub partial_result_token: Option<ProgressToken>,
+    /// The editor model for this ask alone, over the configured one (section 11).
+    #[serde(default)]
+    pub editor_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +38,10 @@ pub struct AskResult {
     pub stop_reason: String,
     pub usage: Usage,
     pub index: IndexCoverage,
+    /// The model that answered, as people read it (a model name, or the editor model's
+    /// name and vendor); absent when no model did. Beyond the contract: the thread shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// What the ask's search could see (v3): `complete` is false while the first build

@@ -473,6 +473,7 @@ impl Transport {
             },
             ProviderError::StreamCut(reason) => ProviderError::StreamCut(key.redact(&reason)),
             ProviderError::Decode(reason) => ProviderError::Decode(key.redact(&reason)),
+            ProviderError::Refused(reason) => ProviderError::Refused(key.redact(&reason)),
         }
     }
 }

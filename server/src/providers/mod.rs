@@ -193,6 +193,10 @@ pub enum ProviderError {
     StreamCut(String),
     #[error("unusable reply from the provider: {0}")]
     Decode(String),
+    /// The editor's model would not answer (no model, the user declined consent, a
+    /// quota, the model's own error): the client's message.
+    #[error("the editor's model did not answer: {0}")]
+    Refused(String),
 }
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -236,6 +240,7 @@ pub(crate) struct Decoded {
 
 mod anthropic;
 mod chat;
+pub mod editor;
 mod http;
 #[cfg(test)]
 mod local_servers;

@@ -8,6 +8,7 @@ mod cpu_slots;
 pub mod doctor;
 pub mod document_store;
 pub mod editor_surface;
+mod model_choice;
 mod retrieval;
 pub mod settings;
 
@@ -41,6 +42,7 @@ use crate::workspace::{OpenDocuments, Workspace};
 
 pub use document_store::{ChangeError, Document, DocumentStore, TextChange};
 pub use editor_surface::{edit_diagnostic, DiagnosticSpec, EditorSurface, Placement, Severity};
+pub use model_choice::EditorClient;
 pub use settings::{configuration_section, Provider, Settings};
 
 /// Chunks of retrieved code offered to the model, chosen from `agent::model_candidates`
@@ -75,6 +77,8 @@ pub struct AskRequest {
     /// When the ask arrived (`session::arrival()`, taken before the front end's first
     /// await): when cores are short, earlier arrivals go first. `None`: now.
     pub arrival: Option<u64>,
+    /// The editor model for this ask alone (`AskParams.editorModel`, section 11).
+    pub editor_model: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -92,6 +96,8 @@ pub struct AskOutcome {
     pub outcome: AgentOutcome,
     /// What the ask's search could see (`AskResult.index`).
     pub index: IndexState,
+    /// The model that answered, as people read it (`None`: no model did).
+    pub model: Option<String>,
 }
 
 pub struct Session {
@@ -109,6 +115,8 @@ pub struct Session {
     /// The provider of the last ask, reused while its configuration (key included) is
     /// unchanged, so asks share one connection pool instead of a TLS handshake each.
     provider: Mutex<Option<(ProviderConfig, Arc<dyn ChatModel>)>>,
+    /// What the client said of the models it runs (section 11).
+    editor: Mutex<EditorClient>,
     pub surface: Mutex<EditorSurface>,
     counter: AtomicU64,
     /// Whether an index fault is told at the start of the next answer (ACP, which has
@@ -136,6 +144,7 @@ impl Session {
             conversations: Mutex::new(HashMap::new()),
             kept_conversations: conversations::ConversationStore::from_env(),
             provider: Mutex::new(None),
+            editor: Mutex::new(EditorClient::default()),
             surface: Mutex::new(EditorSurface::default()),
             counter: AtomicU64::new(0),
             faults_in_answers: AtomicBool::new(false),
@@ -217,6 +226,29 @@ impl Session {
         problems
     }
 
+    /// What the client said at `initialize` of the models it runs: `channel` when it
+    /// declared the capability. Returns a problem to report when the settings asked for
+    /// the editor's model and the client runs none.
+    pub fn set_editor_client(
+        &self,
+        channel: Option<Arc<dyn providers::editor::EditorChannel>>,
+        models: Vec<providers::editor::EditorModelInfo>,
+    ) -> Option<String> {
+        let problem = write(&self.settings).for_client(channel.is_some());
+        *lock(&self.editor) = EditorClient { channel, models };
+        problem
+    }
+
+    /// The editor's models changed (`copilot/didChangeEditorModels`).
+    pub fn set_editor_models(&self, models: Vec<providers::editor::EditorModelInfo>) {
+        lock(&self.editor).models = models;
+    }
+
+    /// What the client said of its models (no channel: it runs none).
+    pub fn editor_client(&self) -> EditorClient {
+        lock(&self.editor).clone()
+    }
+
     /// The environment's settings problems, found before the session began.
     pub fn note_env_problems(&self, problems: &[String]) {
         lock(&self.problems).0 = problems.to_vec();
@@ -254,16 +286,68 @@ impl Session {
                 "question must be a non-empty string".into(),
             ));
         }
+        let conversation_id = request
+            .conversation_id
+            .clone()
+            .filter(|id| !id.trim().is_empty())
+            .unwrap_or_else(|| self.next_id("conversation"));
+        let settings = self.settings();
+        let choice = model_choice::choose(
+            &settings,
+            &settings::process_env,
+            &self.editor_client(),
+            request.editor_model.as_deref(),
+            &conversation_id,
+        )?;
+        let editor_default = matches!(
+            choice,
+            model_choice::Choice::Editor {
+                explicit: false,
+                ..
+            }
+        );
+        match self
+            .ask_with(&request, &question, &conversation_id, choice, events)
+            .await
+        {
+            // The editor's model as the default declined (no consent, a quota): the ask
+            // answers as `none` does, saying why (section 11).
+            Err(AskError::Provider(ProviderError::Refused(why))) if editor_default => {
+                let notice = model_choice::no_model_notice(why.trim_end_matches('.'));
+                let choice = model_choice::Choice::None {
+                    notice: Some(notice),
+                };
+                self.ask_with(&request, &question, &conversation_id, choice, events)
+                    .await
+            }
+            other => other,
+        }
+    }
+
+    async fn ask_with(
+        &self,
+        request: &AskRequest,
+        question: &str,
+        conversation_id: &str,
+        choice: model_choice::Choice,
+        events: agent::EventSink<'_>,
+    ) -> Result<AskOutcome, AskError> {
+        let question = question.to_string();
+        let conversation_id = conversation_id.to_string();
         let workspace = self
             .workspace()
             .ok_or_else(|| AskError::Failed("no workspace folder is open".into()))?;
         let settings = self.settings();
-        let env = settings::process_env;
-        let model = settings
-            .provider_config(&env)
-            .map(|config| self.provider_for(config));
+        let (model, model_label, provider_notice) = match choice {
+            model_choice::Choice::Http(config) => {
+                let label = config.model.clone();
+                (Some(self.provider_for(config)), Some(label), None)
+            }
+            model_choice::Choice::Editor { model, label, .. } => (Some(model), Some(label), None),
+            model_choice::Choice::None { notice } => (None, None, notice),
+        };
         let encoding = self.encoding();
-        let focus = self.focus(&workspace, &request);
+        let focus = self.focus(&workspace, request);
 
         let mut query = question.clone();
         if let Some(focus) = &focus {
@@ -292,11 +376,6 @@ impl Session {
         let index = lock(&self.retrieval).index.clone();
         let index_fault = self.fault_to_tell(index.as_ref());
 
-        let conversation_id = request
-            .conversation_id
-            .clone()
-            .filter(|id| !id.trim().is_empty())
-            .unwrap_or_else(|| self.next_id("conversation"));
         let remembered = lock(&self.conversations).get(&conversation_id).cloned();
         // A conversation of another process (an ACP session resumed here, or by the LSP
         // side) continues from the disk.
@@ -342,6 +421,7 @@ impl Session {
                 context,
                 index: index_state.clone(),
                 index_fault,
+                provider_notice,
             })
             .await?;
         drop(cpu_slot);
@@ -371,6 +451,7 @@ impl Session {
             conversation_id,
             outcome,
             index: index_state,
+            model: model_label,
         })
     }
 

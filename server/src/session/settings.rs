@@ -12,6 +12,8 @@ use crate::providers::{ApiKey, ProviderConfig, ProviderKind};
 pub enum Provider {
     OpenAi,
     Anthropic,
+    /// The editor's own model, through the client (contract v5, section 11).
+    Editor,
     None,
 }
 
@@ -20,6 +22,7 @@ impl Provider {
         match text.trim().to_ascii_lowercase().as_str() {
             "openai" => Some(Provider::OpenAi),
             "anthropic" => Some(Provider::Anthropic),
+            "editor" => Some(Provider::Editor),
             "none" => Some(Provider::None),
             _ => None,
         }
@@ -29,6 +32,7 @@ impl Provider {
         match self {
             Provider::OpenAi => "openai",
             Provider::Anthropic => "anthropic",
+            Provider::Editor => "editor",
             Provider::None => "none",
         }
     }
@@ -46,6 +50,8 @@ pub struct Settings {
     pub provider: Option<Provider>,
     pub base_url: Option<String>,
     pub model: Option<String>,
+    /// The editor model's id (`editorModel`), for `provider: editor`.
+    pub editor_model: Option<String>,
     pub api_key_env: Option<String>,
     pub max_steps: u32,
     pub stream: bool,
@@ -55,6 +61,9 @@ pub struct Settings {
     /// Whether the repository's history is read and used (`history`; the environment's
     /// `COPILOT_LS_HISTORY=off` turns it off whatever this says).
     pub history: bool,
+    /// Whether the client can run model calls (it declared `copilotEditorModels`). Not a
+    /// setting: the front end says so; `provider: editor` is refused without it.
+    pub editor_client: bool,
 }
 
 /// `maxOutputTokens` unless configured: enough for a long answer with citations, and a
@@ -69,12 +78,14 @@ impl Default for Settings {
             provider: None,
             base_url: None,
             model: None,
+            editor_model: None,
             api_key_env: None,
             max_steps: 8,
             stream: true,
             request_timeout_secs: 120,
             max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             history: true,
+            editor_client: false,
         }
     }
 }
@@ -97,13 +108,21 @@ pub fn configuration_section(settings: &Value) -> &Value {
         .unwrap_or(settings)
 }
 
+/// Why `provider: editor` is refused where the client runs no model.
+pub const NO_EDITOR_MODELS: &str = "provider \"editor\" needs an editor that runs language models for copilot-ls (VS Code with a model extension such as GitHub Copilot); use \"openai\", \"anthropic\" or \"none\" here";
+
 /// Keys a client may send that configure the client, not the server; not typos.
 const CLIENT_KEYS: &[&str] = &["server", "trace", "serverPath", "cmd", "keymaps", "answer"];
 
 impl Settings {
     /// Defaults overlaid with the `COPILOT_LS_*` environment. Returns the problems found.
     pub fn from_env(env: Env) -> (Settings, Vec<String>) {
-        let mut settings = Settings::default();
+        // The environment is read before the client's capabilities are known: its
+        // `editor` is kept until the front end says (`for_client`).
+        let mut settings = Settings {
+            editor_client: true,
+            ..Settings::default()
+        };
         let mut object = serde_json::Map::new();
         let pairs = [
             ("provider", "COPILOT_LS_PROVIDER"),
@@ -124,6 +143,7 @@ impl Settings {
             .into_iter()
             .map(|p| format!("environment: {p}"))
             .collect();
+        settings.editor_client = false;
         // A relative cache dir would resolve against wherever the process started,
         // perhaps inside the workspace (which would then index its own index).
         if let Some(dir) = env("COPILOT_LS_CACHE_DIR").filter(|v| !v.is_empty()) {
@@ -156,11 +176,21 @@ impl Settings {
             }
             match key.as_str() {
                 "provider" => match value.as_str().and_then(Provider::parse) {
+                    Some(Provider::Editor) if !self.editor_client => {
+                        problems.push(NO_EDITOR_MODELS.to_string())
+                    }
                     Some(provider) => self.provider = Some(provider),
                     None => problems.push(format!(
-                        "unknown provider {value}; use \"openai\", \"anthropic\" or \"none\""
+                        "unknown provider {value}; use \"openai\", \"anthropic\", \"editor\" or \"none\""
                     )),
                 },
+                "editorModel" => match value.as_str().map(str::trim) {
+                    Some("") => self.editor_model = None,
+                    Some(id) => self.editor_model = Some(id.to_string()),
+                    None => problems.push(format!("editorModel must be a string, got {value}")),
+                },
+                // The editor's models, read by the front end (section 11), not a setting.
+                "editorModels" => {}
                 "baseUrl" => match value.as_str().map(str::trim) {
                     Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
                         self.base_url = Some(url.trim_end_matches('/').to_string())
@@ -216,16 +246,33 @@ impl Settings {
         problems
     }
 
-    /// The provider in force: the configured one, else by which API key is set.
+    /// Says whether the client runs model calls, once it is known: without that, a
+    /// `provider: editor` (from the environment) is refused as a bad value is, and the
+    /// problem returned.
+    pub fn for_client(&mut self, editor_client: bool) -> Option<String> {
+        self.editor_client = editor_client;
+        if !editor_client && self.provider == Some(Provider::Editor) {
+            self.provider = None;
+            return Some(NO_EDITOR_MODELS.to_string());
+        }
+        None
+    }
+
+    /// The provider in force: the configured one, else by which API key is set, else
+    /// the editor's model when the client runs one (section 11).
     pub fn provider(&self, env: Env) -> Provider {
-        if let Some(provider) = self.provider {
-            return provider;
+        match self.provider {
+            Some(Provider::Editor) if !self.editor_client => return Provider::None,
+            Some(provider) => return provider,
+            None => {}
         }
         let set = |name: &str| env(name).is_some_and(|v| !v.is_empty());
         if set("ANTHROPIC_API_KEY") {
             Provider::Anthropic
         } else if set("OPENAI_API_KEY") {
             Provider::OpenAi
+        } else if self.editor_client {
+            Provider::Editor
         } else {
             Provider::None
         }
@@ -244,7 +291,7 @@ impl Settings {
         let kind = match provider {
             Provider::OpenAi => ProviderKind::OpenAi,
             Provider::Anthropic => ProviderKind::Anthropic,
-            Provider::None => return None,
+            Provider::Editor | Provider::None => return None,
         };
         let (url, model) = match kind {
             ProviderKind::OpenAi => (DEFAULT_OPENAI_URL, DEFAULT_OPENAI_MODEL),
@@ -326,6 +373,37 @@ mod tests {
             ])),
             Provider::Anthropic
         );
+    }
+
+    #[test]
+    fn the_editor_is_the_default_only_for_a_client_that_runs_models() {
+        let mut s = Settings::default();
+        assert_eq!(s.for_client(true), None);
+        assert_eq!(s.provider(&env_of(&[])), Provider::Editor);
+        // A key of one's own still wins over the default.
+        assert_eq!(
+            s.provider(&env_of(&[("OPENAI_API_KEY", "k")])),
+            Provider::OpenAi
+        );
+        assert!(s.provider_config(&env_of(&[])).is_none());
+        assert!(s.apply(&json!({"editorModel": "gpt-4o"})).is_empty());
+        assert_eq!(s.editor_model.as_deref(), Some("gpt-4o"));
+
+        // Without the capability, `editor` is refused like any bad value.
+        let mut s = Settings::default();
+        assert_eq!(s.for_client(false), None);
+        assert_eq!(s.provider(&env_of(&[])), Provider::None);
+        let problems = s.apply(&json!({"provider": "editor"}));
+        assert_eq!(problems, [NO_EDITOR_MODELS]);
+        assert_eq!(s.provider, None);
+
+        // The environment's `editor` waits for the client's word.
+        let (mut s, problems) = Settings::from_env(&env_of(&[("COPILOT_LS_PROVIDER", "editor")]));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(s.provider, Some(Provider::Editor));
+        assert_eq!(s.clone().for_client(true), None);
+        assert_eq!(s.for_client(false).as_deref(), Some(NO_EDITOR_MODELS));
+        assert_eq!(s.provider, None);
     }
 
     #[test]

@@ -54,6 +54,7 @@ pub async fn ask(backend: &Backend, params: AskParams) -> Result<AskResult> {
             .map(|d| d.uri.as_str().to_string()),
         selection: params.range.map(convert::span),
         arrival: Some(arrival),
+        editor_model: params.editor_model.clone(),
         ..AskRequest::default()
     };
 

@@ -29,6 +29,10 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> InitializeResu
             problems.push(format!("cannot use the workspace folders: {error}"));
         }
     }
+    problems.extend(
+        super::editor_models::initialize(backend, &params)
+            .map(|problem| format!("environment: {problem}")),
+    );
     if let Some(options) = &params.initialization_options {
         problems.extend(
             backend

@@ -4,6 +4,7 @@ pub mod ask;
 pub mod code_action;
 pub mod configuration;
 pub mod diagnostics;
+pub mod editor_models;
 pub mod execute_command;
 pub mod indexing;
 pub mod initialize;
