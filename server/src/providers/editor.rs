@@ -112,6 +112,7 @@ impl ChatModel for EditorModel {
         Box::pin(async move {
             let fitted = fit_to_input(request, self.model.max_input_tokens);
             if let Some(note) = &fitted.note {
+                tracing::info!("{note}");
                 sink(StreamEvent::Reasoning(note));
             }
             let params = model_params(

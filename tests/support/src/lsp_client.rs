@@ -28,6 +28,9 @@ pub struct LspClient {
     pub stray_stdout: Arc<Mutex<Vec<u8>>>,
     pub stderr: Arc<Mutex<String>>,
     next_id: i64,
+    /// Methods of server-to-client requests the test answers itself (the editor's
+    /// model calls); every other request is answered with `null` as an editor would.
+    answered_by_test: Vec<String>,
     /// The server's index cache (`COPILOT_LS_CACHE_DIR`), removed with the client, unless
     /// the test gave one: no test writes into the developer's `~/.cache`.
     _cache: Option<tempfile::TempDir>,
@@ -88,6 +91,7 @@ impl LspClient {
             stray_stdout,
             stderr,
             next_id: 0,
+            answered_by_test: Vec::new(),
             _cache: cache,
         }
     }
@@ -126,6 +130,20 @@ impl LspClient {
 
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Leaves the server's requests of `method` for the test to answer (`reply`).
+    pub fn answer_myself(&mut self, method: &str) {
+        self.answered_by_test.push(method.to_string());
+    }
+
+    /// Answers a server-to-client request: `Ok(result)` or `Err(error object)`.
+    pub fn reply(&mut self, id: &Value, outcome: Result<Value, Value>) {
+        let message = match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        };
+        self.send(&message);
     }
 
     /// Sends a request and returns its id without waiting.
@@ -195,7 +213,10 @@ impl LspClient {
                 ),
             };
             self.log.push(message.clone());
-            if message.get("id").is_some() && message.get("method").is_some() {
+            let answered_by_test = message["method"]
+                .as_str()
+                .is_some_and(|method| self.answered_by_test.iter().any(|m| m == method));
+            if message.get("id").is_some() && message.get("method").is_some() && !answered_by_test {
                 let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
                 self.send(&reply);
             }
