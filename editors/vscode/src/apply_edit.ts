@@ -4,12 +4,13 @@
 // change ticked (edit_preview.ts), where the user reviews and applies it.
 
 import * as vscode from 'vscode';
+import { APPLY_SUGGESTED_EDIT_COMMAND_ID } from './command_ids';
 import { forPreview } from './edit_preview';
 import { ourDiagnostics } from './live_diagnostics';
 import type { SuggestedEdit } from './protocol';
 
-/** The command the Chat view's edit buttons run (with the SuggestedEdit): this same path. */
-export const APPLY_SUGGESTED_EDIT_COMMAND = 'copilot-ls.applySuggestedEdit';
+/** The command the Chat view's Apply links run (with the SuggestedEdit): this same path. */
+export const APPLY_SUGGESTED_EDIT_COMMAND = APPLY_SUGGESTED_EDIT_COMMAND_ID;
 
 /** How an Apply ended, in words for the thread and the log. */
 export type ApplyOutcome = 'applied' | 'not applied' | 'no longer offered' | 'failed';

@@ -1,8 +1,10 @@
 // What the `@copilot-ls` chat participant writes that is not a VS Code call: the
 // conversation a follow-up continues (kept in each response's metadata), the reply's
-// answer when it is not what streamed, and a suggested edit's diff as a fenced block.
+// answer when it is not what streamed, a suggested edit's diff as a fenced block and the
+// link that applies it.
 // Pure, so plain Node tests check it.
 
+import { APPLY_SUGGESTED_EDIT_COMMAND_ID } from './command_ids';
 import { diffLines, proposedTexts } from './edit_diff';
 import type { AskResult, SuggestedEdit } from './protocol';
 
@@ -54,4 +56,13 @@ export function editDiffMarkdown(edit: SuggestedEdit, result: AskResult): string
   });
   const fence = lines.some((l) => l.includes('```')) ? '~~~~' : '```';
   return `${fence}diff\n${lines.join('\n')}\n${fence}\n`;
+}
+
+/**
+ * The markdown link that applies a suggested edit: the command of the thread's Apply,
+ * with the edit as its argument (the response's markdown trusts that one command).
+ */
+export function applyLink(edit: SuggestedEdit): string {
+  const args = encodeURIComponent(JSON.stringify([edit]));
+  return `[**Apply…** ${edit.title.replace(/[[\]\\]/g, '\\$&')}](command:${APPLY_SUGGESTED_EDIT_COMMAND_ID}?${args} "Review the change in the Refactor Preview, then apply it")`;
 }

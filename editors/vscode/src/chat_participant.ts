@@ -2,22 +2,32 @@
 // the question goes to `copilot/ask` with the model picked in the chat (`request.model`)
 // and the chat's cancellation token; the answer streams into the response, each citation
 // is an anchor opening its lines (the server publishes the same diagnostics as for a
-// thread answer), each suggested edit a button applying it through the thread's own
-// path (copilot-ls.applySuggestedEdit: the quick fix, the Refactor Preview). A follow-up
-// continues the conversation, whose id each response keeps in its metadata.
+// thread answer), each suggested edit its diff and an Apply command applying it through
+// the thread's own path (copilot-ls.applySuggestedEdit: the quick fix, the Refactor
+// Preview). A follow-up continues the conversation, whose id each response keeps in its
+// metadata.
+//
+// Apply is a command link in the response's markdown, not a `response.button`: VS Code
+// (1.139, `chat.agent.collapseCompletedResponses`, on by default) folds everything before
+// the trailing run of markdown of a completed response into "Completed N steps", and a
+// button after the answer would fold the answer itself away (anchors do not: they join
+// the markdown around them).
 
 import * as vscode from 'vscode';
 import { buildAskParams, newConversationId } from './ask_params';
-import { answerAfterStream, conversationOf, editDiffMarkdown, type ChatAnswerMetadata } from './chat_answer';
+import { answerAfterStream, applyLink, conversationOf, editDiffMarkdown, type ChatAnswerMetadata } from './chat_answer';
 import type { CopilotClient } from './client';
 import { describeAskError } from './errors';
 import { APPLY_SUGGESTED_EDIT_COMMAND } from './apply_edit';
-import { citationLabel } from './answer_markdown';
+import { citationLabel, escapeMarkdown } from './answer_markdown';
 import type { EditorModelAnswers } from './answered_by';
 import type { AskResult } from './protocol';
 import { stepText } from './thread_render';
 
 export const CHAT_PARTICIPANT_ID = 'copilot-ls.chat';
+
+/** A column past any line's end: VS Code clamps it to the line's length. */
+const LINE_END = 100_000;
 
 export interface ChatDeps {
   client: CopilotClient;
@@ -132,7 +142,9 @@ function writeCitations(response: vscode.ChatResponseStream, result: AskResult):
   response.markdown('\n\n**Citations**\n\n');
   cited.forEach((c, i) => {
     response.markdown(`${i + 1}. `);
-    const range = new vscode.Range(c.range.start.line, c.range.start.character, Math.max(c.range.end.line, c.range.start.line), c.range.end.character);
+    // The cited lines, whole (the anchor names them `rate_limit.rs:26-34`, as the thread does).
+    const last = Math.max(c.line, c.endLine) - 1;
+    const range = new vscode.Range(c.line - 1, 0, last, LINE_END);
     response.anchor(new vscode.Location(vscode.Uri.parse(c.uri), range), citationLabel(c));
     response.markdown(c.note ? ` — ${c.note}\n` : '\n');
   });
@@ -144,7 +156,10 @@ function writeEdits(response: vscode.ChatResponseStream, result: AskResult): voi
   }
   response.markdown('\n\n**Suggested edits**\n\n');
   for (const edit of result.edits) {
-    response.markdown(`${edit.title} in \`${edit.path}\`\n\n${editDiffMarkdown(edit, result)}\n`);
-    response.button({ command: APPLY_SUGGESTED_EDIT_COMMAND, title: `Apply: ${edit.title}`, arguments: [edit] });
+    const apply = new vscode.MarkdownString(
+      `${escapeMarkdown(edit.title)} in \`${edit.path}\`\n\n${editDiffMarkdown(edit, result)}\n${applyLink(edit)}\n\n`,
+    );
+    apply.isTrusted = { enabledCommands: [APPLY_SUGGESTED_EDIT_COMMAND] };
+    response.markdown(apply);
   }
 }

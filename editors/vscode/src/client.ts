@@ -167,6 +167,7 @@ export class CopilotClient implements vscode.Disposable {
     const client = new LanguageClient('copilot-ls', 'copilot-ls', { run, debug: run }, clientOptions);
     this.client = client;
     if (models) {
+      this.log.info(`initialize declares experimental.${EDITOR_MODELS_CAPABILITY} with ${models.length} editor models`);
       client.registerFeature(editorModelsCapability);
       client.onRequest(MODEL_METHOD, (params: ModelParams, token) =>
         this.bridge.answer(params, token, (delta) => void client.sendProgress(MODEL_DELTA, params.partialResultToken, delta)),

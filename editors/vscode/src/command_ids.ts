@@ -1,5 +1,9 @@
-// The extension's command ids before they were renamed. Pure, so the manifest test
-// checks them in plain Node.
+// Command ids the pure modules name (the Chat view's Apply link), and the extension's
+// command ids before they were renamed. Pure, so the manifest test checks them in plain
+// Node.
+
+/** Applies a SuggestedEdit (its argument) as the thread's Apply… does. */
+export const APPLY_SUGGESTED_EDIT_COMMAND_ID = 'copilot-ls.applySuggestedEdit';
 
 /**
  * The command ids before the rename (`copilot.*`, read like GitHub Copilot's): still

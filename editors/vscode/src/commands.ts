@@ -133,7 +133,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     'copilot-ls.checkSetup': () => setup.run(),
     'copilot-ls.chooseModel': () => chooseModel(deps.editorModels),
-    // The Chat view's edit buttons: the thread's own apply path.
+    // The Chat view's Apply links: the thread's own apply path.
     [APPLY_SUGGESTED_EDIT_COMMAND]: (edit: SuggestedEdit) => applySuggestedEdit(edit, log),
   };
   return [

@@ -5,7 +5,7 @@
 // requests through `vscode.lm`. Choose Model lists the model; a question asked from the
 // palette is answered by it in the thread, with its citation and an edit applied through
 // the Refactor Preview; `@copilot-ls` in the Chat view answers with a citation anchor and
-// an edit button.
+// an edit's Apply link.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -68,9 +68,7 @@ describe('the editor\'s own model: no key, a model extension', { timeout: 600_00
       () => /the editor's language models( changed)?: .*copilot-ls-test-model/.test(extensionLog(session!)) || undefined,
       60_000,
     );
-    const log = extensionLog(session!);
-    // The trace of initialize (copilot-ls.trace.server is verbose in the tests).
-    assert.match(log, /"copilotEditorModels": true/, 'the capability in initialize');
+    assert.match(extensionLog(session!), /initialize declares experimental\.copilotEditorModels/, 'the capability in initialize');
   });
 
   step('lists the editor\'s models in Choose Model with vendor and family, and saves the choice', async () => {
@@ -82,7 +80,12 @@ describe('the editor\'s own model: no key, a model extension', { timeout: 600_00
     await screenshot(session!, 'choose-model');
     await row.click();
     await waitUntil('copilot-ls.editorModel in the User settings', () => {
-      const settings = JSON.parse(readFileSync(session!.server.userSettings, 'utf8')) as Record<string, unknown>;
+      let settings: Record<string, unknown>;
+      try {
+        settings = JSON.parse(readFileSync(session!.server.userSettings, 'utf8')) as Record<string, unknown>;
+      } catch {
+        return undefined; // being written
+      }
       return typeof settings['copilot-ls.editorModel'] === 'string' && /copilot-ls-test-model/.test(settings['copilot-ls.editorModel'] as string) ? true : undefined;
     });
   });
@@ -90,11 +93,10 @@ describe('the editor\'s own model: no key, a model extension', { timeout: 600_00
   step('asks from the palette (a neutral hint in the box) and the editor\'s model answers in the thread, citing', async () => {
     await openFile(page, 'src/main.rs');
     await runCommand(page, 'copilot-ls: Ask');
-    const widget = page.locator('.quick-input-widget', { hasText: 'copilot-ls: Ask' });
-    const input = widget.locator('.quick-input-box input');
+    // Issue #55 item 17: the hint is not the sample workspace's question. (The palette's
+    // own box shows first: wait for Ask's.)
+    const input = page.locator(`.quick-input-widget .quick-input-box input[placeholder="${ASK_PLACEHOLDER}"]`);
     await input.waitFor({ state: 'visible' });
-    // Issue #55 item 17: the hint is not the sample workspace's question.
-    assert.equal(await input.getAttribute('placeholder'), ASK_PLACEHOLDER);
     await input.fill(THREAD_QUESTION);
     await input.press('Enter');
     const exchange = answerFrame(page).locator('.exchange[data-state="answered"]', { hasText: THREAD_QUESTION });
@@ -147,23 +149,35 @@ describe('the editor\'s own model: no key, a model extension', { timeout: 600_00
     await waitUntil('the edit on disk', () => readFileSync(path.join(session!.workspace, 'src/config.rs'), 'utf8').includes(READ_NEW) || undefined);
   });
 
-  step('answers @copilot-ls in the Chat view with a citation anchor and an edit button that applies it', async () => {
+  step('answers @copilot-ls in the Chat view with a citation anchor and an edit link that applies it', async () => {
     await runCommand(page, 'Chat: Open Chat');
-    const input = page.locator('.interactive-input-part .monaco-editor textarea, .chat-input-part .monaco-editor textarea').first();
-    await input.waitFor({ state: 'attached', timeout: 30_000 });
-    await input.focus();
+    const input = page.locator('.interactive-input-part .monaco-editor').first();
+    await input.click();
     await page.keyboard.type(`@copilot-ls ${CHAT_QUESTION}`);
     await page.keyboard.press('Enter');
     const response = page.locator('.interactive-response').last();
+    // The answer stays in view (not folded into "Completed N steps").
     await response.getByText(CHAT_ANSWER.slice(0, 22)).waitFor({ timeout: 90_000 });
+    await response.getByText(/Answered by copilot-ls Test Model/).waitFor();
     await screenshot(session!, 'chat-participant-answer');
-    await response.locator('.chat-inline-anchor-widget, a', { hasText: 'rate_limit.rs' }).first().waitFor();
-    const button = response.locator('.monaco-button, .chat-command-button a, button', { hasText: 'Apply: Document refill' }).first();
-    await button.click();
+    assert.ok(
+      lmRequests().some((r) => r.reply === `${CHAT_QUESTION}#1`),
+      'the chat\'s question went to the model picked in the chat',
+    );
+    // The citation is an anchor opening its lines.
+    const anchor = response.locator('.chat-inline-anchor-widget', { hasText: 'rate_limit.rs' }).first();
+    await anchor.waitFor();
+    await anchor.click();
+    await page.locator('.tabs-container .tab.active[aria-label*="rate_limit.rs"]').first().waitFor();
+    // The cited lines selected, 26 to 34: the cursor at the end of the selection.
+    await page.locator('.statusbar-item[id="status.editor.selection"]', { hasText: /Ln 34, Col \d+ \(\d+ selected\)/ }).waitFor();
+    assert.match(await response.innerText(), /rate_limit\.rs:26-34/);
+    // The edit's link runs the thread's Apply: the Refactor Preview, then the file.
+    await response.locator('a', { hasText: 'Document refill' }).first().click();
     const preview = refactorPreview('rate_limit.rs');
     await preview.apply.waitFor();
     await preview.apply.click();
-    await openFile(page, 'src/rate_limit.rs');
+    await page.locator('.view-lines', { hasText: 'Adds the tokens earned since the last refill' }).first().waitFor();
     await page.keyboard.press('Control+S');
     await waitUntil('the chat\'s edit on disk', () => readFileSync(path.join(session!.workspace, 'src/rate_limit.rs'), 'utf8').includes(REFILL_NEW) || undefined);
   });

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { answerAfterStream, conversationOf, editDiffMarkdown } from '../../src/chat_answer';
+import { answerAfterStream, applyLink, conversationOf, editDiffMarkdown } from '../../src/chat_answer';
 import {
   chooseModel,
   editorModelNotice,
@@ -235,5 +235,13 @@ describe('the chat participant\'s answer', () => {
     const diff = editDiffMarkdown(result.edits[0], result);
     assert.match(diff, /^```diff\n/);
     assert.match(diff, /\n\+/);
+  });
+
+  it('applies a suggested edit through a command link carrying the edit', () => {
+    const edit = sampleResult().edits[0];
+    const link = applyLink({ ...edit, title: 'Fix [this]' });
+    const m = /^\[\*\*Apply…\*\* Fix \\\[this\\\]\]\(command:copilot-ls\.applySuggestedEdit\?([^ ]+) "[^"]+"\)$/.exec(link);
+    assert.ok(m, link);
+    assert.deepEqual(JSON.parse(decodeURIComponent(m[1])), [{ ...edit, title: 'Fix [this]' }]);
   });
 });
