@@ -1,6 +1,7 @@
-// Which of the editor's models answered an ask, for the thread and the chat, and the note
-// said once (per user, kept in the extension's global state) that with the editor's model
-// the question and the code read go to that model's provider.
+// Which model answered an ask, for the thread and the chat (the server's
+// `AskResult.model`, else the editor's model the bridge ran), and the note said once (per
+// user, kept in the extension's global state) that with the editor's model the question
+// and the code read go to that model's provider.
 
 import type * as vscode from 'vscode';
 import type { ModelBridge } from './model_bridge';
@@ -26,16 +27,20 @@ export class EditorModelAnswers {
     this.bridge.forget(conversationId);
   }
 
-  /** Who answered the ask of `conversationId` just ended, if the editor's model did. */
-  ended(conversationId: string | undefined): AnsweredBy | undefined {
-    const model = this.bridge.answeredIn(conversationId);
+  /**
+   * Who answered the ask of `conversationId` just ended: `named` is the server's
+   * `AskResult.model`; undefined when no model answered.
+   */
+  ended(conversationId: string | undefined, named: string | undefined): AnsweredBy | undefined {
+    const editor = this.bridge.answeredIn(conversationId);
+    const model = named ?? (editor ? modelLabel(editor) : undefined);
     if (!model) {
       return undefined;
     }
-    if (this.state.get<boolean>(NOTICE_SHOWN)) {
-      return { model: modelLabel(model) };
+    if (!editor || this.state.get<boolean>(NOTICE_SHOWN)) {
+      return { model };
     }
     void this.state.update(NOTICE_SHOWN, true);
-    return { model: modelLabel(model), notice: editorModelNotice(model) };
+    return { model, notice: editorModelNotice(editor) };
   }
 }

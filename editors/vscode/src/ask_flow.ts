@@ -65,7 +65,7 @@ export async function runAsk(deps: AskDeps, thread: Thread, question: string, ed
         `answer: ${result.stopReason}, ${result.citations.length} citations, ${result.edits.length} edits, ${result.steps.length} steps` +
           (exchange.streamed ? ', streamed' : ''),
       );
-      exchange.answeredBy = answers.ended(result.conversationId);
+      exchange.answeredBy = answers.ended(result.conversationId, result.model);
       store.complete(thread, exchange, result);
     });
   } catch (err) {

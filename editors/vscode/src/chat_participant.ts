@@ -125,7 +125,7 @@ async function answerInChat(
   }
   writeCitations(response, result);
   writeEdits(response, result);
-  const by = answers.ended(result.conversationId);
+  const by = answers.ended(result.conversationId, result.model);
   if (by) {
     response.markdown(`\n\n_Answered by ${by.model}._${by.notice ? `\n\n${by.notice}` : ''}\n`);
   }

@@ -90,6 +90,11 @@ export interface AskResult {
    * ("Indexing is 34% done …"), so the thread shows it as part of the answer.
    */
   index?: IndexCoverage;
+  /**
+   * The model that answered, as people read it (a model name, or the editor model's name
+   * and vendor); absent when no model did, and from servers before v5.
+   */
+  model?: string;
 }
 
 /** AskResult.index (PROTOCOL.md v3). */

@@ -138,6 +138,19 @@ describe('usage and page', () => {
     assert.ok(html.includes('3 model calls · 12,345 input tokens (8,000 cached) · 210 output tokens'), html);
   });
 
+  it('says which model answered, and once where the question went', () => {
+    const exchange = answered({ usage: { modelCalls: 2, inputTokens: 10, outputTokens: 5, cachedInputTokens: 0 } });
+    exchange.answeredBy = { model: 'GPT-4o (copilot)', notice: "… go to that model's provider (copilot)." };
+    const html = renderExchange(exchange, { editsApplicable: false });
+    assert.ok(html.includes('<p class="usage">2 model calls · 10 input tokens · 5 output tokens · answered by GPT-4o (copilot)</p>'), html);
+    assert.ok(html.includes('<p class="model-notice">… go to that model&#39;s provider (copilot).</p>'), html);
+    const later = answered();
+    later.answeredBy = { model: 'GPT-4o (copilot)' };
+    const plain = renderExchange(later, { editsApplicable: false });
+    assert.ok(plain.includes('<p class="usage">Answered by GPT-4o (copilot)</p>'), plain);
+    assert.ok(!plain.includes('model-notice'), plain);
+  });
+
   it('has the input box at the bottom and a script only with its nonce', () => {
     const page = answerPage({ nonce: 'abc', cspSource: 'vscode-resource:', sections: [], running: true });
     assert.match(page, /<footer id="composer">[\s\S]*<textarea id="question"/);
@@ -153,6 +166,8 @@ describe('usage and page', () => {
     assert.match(page, /#answer a \{[^}]*text-decoration: underline/);
     // Diffs wrap rather than scroll sideways (the end-to-end test measures it).
     assert.match(page, /pre\.diff \{[^}]*white-space: pre-wrap/);
+    // Long links (a deep path's citation) break rather than widen the page (issue #55 item 4).
+    assert.match(page, /#answer \{ overflow-wrap: anywhere; \}/);
   });
 });
 
