@@ -43,10 +43,11 @@ export function doctorChecks(result: unknown): DoctorCheck[] {
   if (!Array.isArray(checks)) {
     throw new Error(`copilot.doctor answered without checks: ${JSON.stringify(result)}`);
   }
-  return checks.map((c: Partial<DoctorCheck>) => ({
+  return checks.map((c: Partial<DoctorCheck> & { editorDetail?: unknown }) => ({
     name: String(c.name ?? '?'),
     status: c.status === 'ok' || c.status === 'warn' || c.status === 'fail' ? c.status : 'fail',
-    detail: String(c.detail ?? ''),
+    // A doctor that gives its advice in an editor's form too (`editorDetail`): that one.
+    detail: String(typeof c.editorDetail === 'string' && c.editorDetail !== '' ? c.editorDetail : (c.detail ?? '')),
   }));
 }
 

@@ -119,6 +119,11 @@ describe('Check Setup\'s advice in VS Code', () => {
     assert.match(editorDetail('http://h/v1 answers, but m is not among its models (a, b): set model to one of them'), /set copilot-ls\.model to one of them/);
   });
 
+  it('takes the doctor\'s editor form of its advice when it gives one, in settings\' names', () => {
+    const [check] = forEditor(doctorChecks({ checks: [{ name: 'provider', status: 'warn', detail: 'export COPILOT_LS_PROVIDER=openai', editorDetail: 'set provider to openai' }] }));
+    assert.equal(check.detail, 'set copilot-ls.provider to openai');
+  });
+
   it('keeps where a value came from', () => {
     assert.equal(editorDetail('http://127.0.0.1:1/v1 (COPILOT_LS_BASE_URL)'), 'http://127.0.0.1:1/v1 (COPILOT_LS_BASE_URL)');
   });
