@@ -26,32 +26,77 @@ function M.location(path, lnum, end_lnum)
   return label
 end
 
---- One line for a finished tool call: its name, main argument and summary.
+--- Where `arg` stands as a whole word in `text` (at its start or after a space, followed
+--- by its end, a space or a colon): the first and last byte, else nil.
+---@param text string
+---@param arg string
+---@return integer? first
+---@return integer? last
+local function find_arg(text, arg)
+  if arg == '' then
+    return nil
+  end
+  local init = 1
+  while init <= #text do
+    local first, last = text:find(arg, init, true)
+    if not first then
+      return nil
+    end
+    local before, after = text:sub(first - 1, first - 1), text:sub(last + 1, last + 1)
+    if (before == '' or before == ' ') and (after == '' or after == ' ' or after == ':') then
+      return first, last
+    end
+    init = first + 1
+  end
+  return nil
+end
+
+--- One line for a finished tool call: its name, main argument and summary, each said
+--- once (docs/editors.md). The server's summaries often restate the argument, with the
+--- lines it covered (`src/a.py:1-40`, `edit src/a.py:12-12`, `X: 3 definitions`): the
+--- lines join the argument, the rest of the summary follows it, and a word the tool's
+--- name already says (`edit` of propose_edit) is dropped.
 ---@param step table Step of PROTOCOL.md section 3
 ---@return string
 function M.step_line(step)
   local args = type(step.arguments) == 'table' and step.arguments or {}
   local main = args.pattern or args.path or args.name or args.title
-  local label = tostring(step.tool or '?')
-  if type(main) == 'string' or type(main) == 'number' then
-    label = label .. ': ' .. tostring(main)
+  local tool = tostring(step.tool or '?')
+  local summary = type(step.summary) == 'string' and split_lines(vim.trim(step.summary))[1] or ''
+  local label = tool
+  -- An empty argument (list_directory of the roots, `path: ""`) names nothing.
+  if (type(main) == 'string' and main ~= '') or type(main) == 'number' then
+    local arg = tostring(main)
+    local lines = ''
     if step.tool == 'read_file' and args.start_line then
-      label = label .. ':' .. tostring(args.start_line)
+      lines = ':' .. tostring(args.start_line)
       if args.end_line then
-        label = label .. '-' .. tostring(args.end_line)
+        lines = lines .. '-' .. tostring(args.end_line)
       end
     end
+    local first, last = find_arg(summary, arg)
+    if first then
+      local before, after = vim.trim(summary:sub(1, first - 1)), summary:sub(last + 1)
+      -- The lines the tool covered, as the server says (a read past a file's end is
+      -- shorter than asked), a range of one line as one number.
+      local from, to = after:match('^:(%d+)%-(%d+)')
+      local single = not from and after:match('^:(%d+)')
+      if from then
+        lines = from == to and (':' .. from) or (':' .. from .. '-' .. to)
+        after = after:sub(#from + #to + 3)
+      elseif single then
+        lines = ':' .. single
+        after = after:sub(#single + 2)
+      end
+      after = vim.trim((after:gsub('^:', '')))
+      if before ~= '' and not before:find(' ', 1, true) and tool:lower():find(before:lower(), 1, true) then
+        before = ''
+      end
+      summary = vim.trim(before .. ' ' .. after)
+    end
+    label = label .. ': ' .. arg .. lines
   end
   local line = '- ' .. label
-  local summary = type(step.summary) == 'string' and split_lines(vim.trim(step.summary))[1] or ''
-  -- The server's summaries often restate the argument (`src/a.py:1-40`, `X: 3
-  -- definitions`): say it once.
-  local shown = label:match('^[^:]+: (.*)$')
-  if shown and summary == shown then
-    summary = ''
-  elseif shown and vim.startswith(summary, shown .. ': ') then
-    summary = summary:sub(#shown + 3)
-  end
   if summary ~= '' then
     line = line .. ' — ' .. summary
   end

@@ -190,6 +190,41 @@ describe('the thread window', function()
     H.assert_no_errors()
   end)
 
+  it("names a tool call's file and lines once, whatever the server's summary restates", function()
+    local provider = H.fake_provider({
+      {
+        tool_calls = {
+          H.tool_call('c1', 'propose_edit', {
+            path = 'src/config.rs',
+            old_text = 'read("TOLLBOOTH_BURST", 10)',
+            new_text = 'read("TOLLBOOTH_BURST", 20)',
+            title = 'Raise the default burst',
+          }),
+          H.tool_call('c2', 'read_file', { path = 'src/config.rs' }),
+        },
+      },
+      H.answer_turn('Raise the default burst to 20.', { { path = 'src/config.rs', line = 15 } }),
+    })
+    H.session(provider)
+    vim.cmd('CopilotAsk how do I raise the burst?')
+    local ask = H.wait_ask()
+    assert.are.equal('done', ask.status)
+    local steps = ask.result.steps
+    -- The server's summaries restate the path with the lines: `edit src/config.rs:15-15`.
+    assert.matches('src/config.rs:15', steps[1].summary, 1, true)
+    local text = H.thread_text()
+    assert.matches('\n- propose_edit: src/config.rs:15\n', text, 1, true)
+    assert.matches('\n- read_file: src/config.rs:1%-%d+\n', text)
+    for line in text:gmatch('[^\n]+') do
+      if line:match('^%- [%w_]+: ') then
+        local _, count = line:gsub('src/config%.rs', '')
+        assert.are.equal(1, count, 'said twice: ' .. line)
+      end
+    end
+    H.screen('tool-calls-said-once')
+    H.assert_no_errors()
+  end)
+
   it('says what it waits for: copilot-ls until the server begins, then the model or a tool', function()
     local provider = H.fake_provider({
       { tool_calls = { H.tool_call('c1', 'search_code', { pattern = 'rate_limit' }) } },
