@@ -37,8 +37,11 @@ M.streaming = false
 
 local ns = vim.api.nvim_create_namespace('copilot_ls.thread')
 local header_mark ---@type integer?
--- The status of the newest ask when it was last drawn: an answer arriving shows it.
-local shown_status ---@type string?
+-- Where the plugin last left the thread window showing the newest exchange from its
+-- question (view.show_exchange), while the user has not moved since: as its answer
+-- streams in, and when it arrives, the window stays there. Nil once the user moved.
+---@type {win: integer, topline: integer, lnum: integer}?
+local placed
 
 local function is_open()
   return M.winid ~= nil
@@ -213,19 +216,28 @@ local function open_window()
   end)
 end
 
---- Whether the user follows the newest exchange in the thread window: its cursor on it or
---- on the prompt below, and not typing there. Moving the cursor of someone reading an
---- earlier answer, or typing the next question, would take it from under them.
----@param question integer 1-based row of the newest exchange's first line
+--- Remembers where the thread window is (view.show_exchange just placed it).
+local function remember_placement()
+  placed = {
+    win = M.winid,
+    topline = vim.fn.getwininfo(M.winid)[1].topline,
+    lnum = vim.api.nvim_win_get_cursor(M.winid)[1],
+  }
+end
+
+--- Whether the thread window is still where the plugin left it: the user has not moved
+--- its cursor, scrolled it or started typing in it since. Checked before the buffer is
+--- written: lines added above the cursor move it, and the window with it.
 ---@return boolean
-local function following(question)
-  if vim.api.nvim_get_current_win() == M.winid then
-    local mode = vim.api.nvim_get_mode().mode
-    if mode:sub(1, 1) ~= 'n' then
-      return false
-    end
+local function still_placed()
+  if not (placed and is_open() and placed.win == M.winid) then
+    return false
   end
-  return vim.api.nvim_win_get_cursor(M.winid)[1] >= question
+  if vim.api.nvim_get_current_win() == M.winid and vim.api.nvim_get_mode().mode:sub(1, 1) ~= 'n' then
+    return false
+  end
+  return vim.fn.getwininfo(M.winid)[1].topline == placed.topline
+    and vim.api.nvim_win_get_cursor(M.winid)[1] == placed.lnum
 end
 
 --- Writes the thread of `ask` into the buffer. Opens the window when `open` is true; an
@@ -240,8 +252,8 @@ function M.render(ask, open)
   M.thread = asks
   M.shown = asks[#asks]
   local new_exchange = M.shown ~= previous
-  local answered = not new_exchange and shown_status == 'waiting' and M.shown.status ~= 'waiting'
-  shown_status = M.shown.status
+  -- Before writing, which moves the cursor (and the window) when it adds lines above it.
+  local stay = not new_exchange and still_placed()
   local out = render.thread(asks, ctx)
   local moved = write(buf, out.lines, reset)
   vim.bo[buf].modified = false
@@ -260,17 +272,21 @@ function M.render(ask, open)
   view.update_folds(buf, out.folds)
   local question = out.starts[#out.starts]
   local header = header_row(buf)
-  if
-    is_open()
-    and header
-    and (opened or reset or new_exchange or (answered and following(question)))
-  then
-    -- A new question, or the answer that just came, from its top (view.show_exchange).
+  local place = is_open() and header and (opened or reset or new_exchange or stay)
+  if place then
+    -- A new question from its top (view.show_exchange), and it stays there while its
+    -- answer streams in below and when the answer arrives, unless the user moved: the
+    -- cursor waiting on the prompt would otherwise pull the window down with it.
     local prompt = math.min(header + 2, vim.api.nvim_buf_line_count(buf))
     view.show_exchange(M.winid, question, prompt)
   end
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
     view.fill_window(win)
+  end
+  if place then
+    remember_placement()
+  else
+    placed = nil
   end
   -- Last: the rows to parse are those shown once the windows have scrolled.
   if moved or opened then
@@ -285,7 +301,7 @@ function M.clear()
   M.shown = nil
   M.targets = {}
   M.edit_rows = {}
-  shown_status = nil
+  placed = nil
   view.clear_folds()
   if not (M.bufnr and vim.api.nvim_buf_is_valid(M.bufnr)) then
     return
@@ -474,6 +490,10 @@ function M.submit()
     vim.bo[buf].modified = false
     if is_open() then
       cursor_to_prompt()
+      -- Where the new exchange waits for its answer, to stay while it streams.
+      if placed then
+        remember_placement()
+      end
     end
     view.reparse(buf)
   end

@@ -288,6 +288,79 @@ describe('the thread window', function()
     H.assert_no_errors()
   end)
 
+  --- Asks a short first question, then a follow-up whose answer streams in long (deltas
+  --- fed as the client's RPC layer does, the screen redrawn after each as a UI does),
+  --- calling `during(i)` after delta i. Returns the follow-up's ask when it is done.
+  ---@param during fun(i: integer)
+  local function stream_long_follow_up(during)
+    local provider = H.fake_provider({
+      { text = 'Short first answer.' },
+      H.answer_turn(long_answer(), {}, { delay_ms = 4000 }),
+    })
+    local s = H.session(provider)
+    vim.cmd('CopilotAsk how are requests rate limited?')
+    assert.are.equal('done', H.wait_ask().status)
+    vim.cmd('CopilotFollowUp and the burst?')
+    local ask = require('copilot_ls').last()
+    H.wait(H.timeout, function()
+      return #provider.requests() >= 2
+    end, 'the follow-up to reach the model')
+    for i = 1, 40 do
+      assert.are.equal('waiting', ask.status, 'the reply came before the deltas')
+      deliver(s.client, ask.partial_token, {
+        turn = 1,
+        text = ('Streamed paragraph %d about the burst.\n\n'):format(i),
+      })
+      vim.cmd('redraw')
+      during(i)
+    end
+    assert.are.equal('done', H.wait_ask().status)
+    vim.cmd('redraw')
+    return ask
+  end
+
+  it('keeps the question in view while a long follow-up streams, and when it ends', function()
+    local answer = require('copilot_ls.answer')
+    local tops = {}
+    stream_long_follow_up(function(i)
+      local shown = view()
+      local question = H.row_of('> and the burst?')
+      assert.is_true(
+        shown.top <= question and question <= shown.bottom,
+        ('delta %d: the question (row %d) scrolled out of view: %s'):format(i, question, vim.inspect(shown))
+      )
+      tops[i] = shown.top
+      if i == 40 then
+        H.screen('follow-up-streaming')
+      end
+    end)
+    local question = H.row_of('> and the burst?')
+    local after = view()
+    assert.are.equal(question, after.top, 'the answer opens at its question: ' .. vim.inspect(after))
+    assert.are.equal(tops[40], after.top, 'no jump when the answer arrives')
+    assert.are.equal(question, vim.api.nvim_win_get_cursor(answer.winid)[1])
+    H.screen('follow-up-streamed')
+    H.assert_no_errors()
+  end)
+
+  it('follows the user who moved while a follow-up streams, and stays there when it ends', function()
+    local answer = require('copilot_ls.answer')
+    stream_long_follow_up(function(i)
+      if i == 10 then
+        -- The user goes to the bottom to watch the text come in.
+        vim.api.nvim_set_current_win(answer.winid)
+        vim.cmd('normal! G')
+      elseif i > 10 then
+        local shown = view()
+        assert.are.equal(shown.last, shown.bottom, ('delta %d: %s'):format(i, vim.inspect(shown)))
+      end
+    end)
+    local after = view()
+    assert.are.equal(after.last, after.bottom, 'still at the bottom: ' .. vim.inspect(after))
+    assert.are.equal(after.last, vim.api.nvim_win_get_cursor(answer.winid)[1])
+    H.assert_no_errors()
+  end)
+
   it('keeps the thread window options out of other buffers and windows', function()
     local provider = H.fake_provider({
       { text = 'Let me look.', tool_calls = { H.tool_call('c1', 'search_code', { pattern = 'rate_limit' }) } },
