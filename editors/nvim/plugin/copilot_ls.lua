@@ -6,7 +6,8 @@ end
 vim.g.loaded_copilot_ls = 1
 
 if vim.fn.has('nvim-0.11') == 0 then
-  vim.notify('copilot-ls: needs Neovim 0.11 or newer', vim.log.levels.ERROR)
+  -- Says what to do, once (setup() from the user's config may say it first).
+  require('copilot_ls.compat').refuse()
   return
 end
 

