@@ -73,6 +73,16 @@ M.defaults = {
 ---@type copilot_ls.Options
 M.options = vim.deepcopy(M.defaults)
 
+-- What the last setup() refused (one line each), for :checkhealth.
+---@type string[]
+M.problems = {}
+
+-- Why `provider = "editor"` cannot work here (PROTOCOL.md section 11): it answers with the
+-- editor's own language models, through a model API that VS Code has and Neovim has not.
+M.editor_provider = "the editor's own language models need an editor with a language model "
+  .. 'API, such as VS Code, and Neovim has none. Use provider = "openai" or "anthropic" with '
+  .. 'a key, "openai" with baseUrl for a local server (Ollama, llama.cpp), or "none"'
+
 ---@param value any
 ---@return boolean
 local function is_integer(value)
@@ -137,7 +147,15 @@ local schema = {
     end,
   },
   quickfix = { 'boolean' },
-  provider = { 'string', one_of({ 'openai', 'anthropic', 'none' }) },
+  provider = {
+    'string',
+    function(value)
+      if value == 'editor' then
+        return M.editor_provider, true
+      end
+      return one_of({ 'openai', 'anthropic', 'none' })(value)
+    end,
+  },
   baseUrl = {
     'string',
     function(value)
@@ -273,8 +291,14 @@ local function check_fields(opts, fields, prefix, problems)
         valid[key] = nested
       end
     else
-      local want = spec[2] and spec[2](value)
-      if want then
+      -- A check says what a good value is, or (`whole`) why this value cannot be.
+      local want, whole
+      if spec[2] then
+        want, whole = spec[2](value)
+      end
+      if want and whole then
+        table.insert(problems, ('option %s = %s: %s'):format(name, vim.inspect(value), want))
+      elseif want then
         table.insert(problems, ('option %s must be %s, got %s'):format(name, want, vim.inspect(value)))
       else
         valid[key] = value

@@ -10,7 +10,29 @@ M.timeout_ms = 10000
 ---@class copilot_ls.DoctorCheck
 ---@field name string
 ---@field status 'ok'|'warn'|'fail'
----@field detail string
+---@field detail string what was found and what to do, as the command line says it
+---@field editor? string the same said for an editor (its settings, not variables)
+
+--- The editor's form of a check's text, when the server gives one besides the command
+--- line's: a string field `editorDetail` or `editor`, or `editor` inside an `advice` or
+--- `fix` object. Servers up to 0.4.0 give only `detail`.
+---@param check table
+---@return string?
+local function editor_form(check)
+  local candidates = {
+    check.editorDetail,
+    check.editor,
+    type(check.advice) == 'table' and check.advice.editor,
+    type(check.fix) == 'table' and check.fix.editor,
+  }
+  for i = 1, 4 do
+    local text = candidates[i]
+    if type(text) == 'string' and vim.trim(text) ~= '' then
+      return text
+    end
+  end
+  return nil
+end
 
 ---@param value any the `{checks}` object the server answered
 ---@return copilot_ls.DoctorCheck[]? checks
@@ -26,6 +48,7 @@ local function checks_of(value)
         name = tostring(check.name or '?'),
         status = tostring(check.status or '?'),
         detail = type(check.detail) == 'string' and check.detail or '',
+        editor = editor_form(check),
       })
     end
   end

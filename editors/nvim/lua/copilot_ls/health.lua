@@ -1,8 +1,8 @@
 -- :checkhealth copilot_ls: this Neovim's version (first: an older one cannot load the
 -- rest), the server binary (where it was found, its version against the plugin's), the
--- settings the plugin sends and where each comes from, the API key, and the server's own
--- checks (`copilot-ls doctor`), with the plugin's own probe of the provider's endpoint
--- when the server has none.
+-- settings the plugin sends and where each comes from, and the server's own checks
+-- (`copilot-ls doctor`), the one judge of the provider, the key and the endpoint. The
+-- plugin judges those itself only for a server older than the doctor.
 local compat = require('copilot_ls.compat')
 
 -- Loaded by M.check() once the version is known to be enough (binary.lua needs vim.uv).
@@ -143,6 +143,10 @@ local function check_provider(options)
         .. source
         .. '): no model is called; answers list the places the server finds'
     )
+    return provider
+  end
+  if provider == 'editor' then
+    -- Said above, with what to use instead.
     return provider
   end
   if provider ~= 'openai' and provider ~= 'anthropic' then
@@ -356,13 +360,87 @@ local function check_server(options, found)
   health.info(origin .. (type(note) == 'string' and ('; ' .. note) or ''))
   for _, check in ipairs(checks) do
     local report = statuses[check.status] or health.warn
-    local text = check.detail ~= '' and (check.name .. ': ' .. check.detail) or check.name
+    -- The editor's form of the advice when the server gives one (settings by their
+    -- names in an editor, not environment variables), else its text.
+    local detail = check.editor or check.detail
+    local text = detail ~= '' and (check.name .. ': ' .. detail) or check.name
     if not statuses[check.status] then
       text = ('%s (status %q)'):format(text, check.status)
     end
     report(text)
   end
   return true
+end
+
+--- Where a setting that says `editor` came from, if any: the server's environment, or
+--- vim.lsp.config() / a running client (settings or initializationOptions). setup()
+--- refuses it (config.lua), and says so in the lines of check_setup_problems().
+---@return string[] sources
+local function editor_provider_sources()
+  local sources = {}
+  if vim.env.COPILOT_LS_PROVIDER == 'editor' then
+    table.insert(sources, '$COPILOT_LS_PROVIDER')
+  end
+  local function has_editor(settings)
+    return type(settings) == 'table'
+      and (settings.provider == 'editor' or vim.tbl_get(settings, config.settings_section, 'provider') == 'editor')
+  end
+  local lsp_config = vim.lsp.config[config.server_name] or {}
+  if has_editor(lsp_config.settings) or has_editor(lsp_config.init_options) then
+    table.insert(sources, "vim.lsp.config('" .. config.server_name .. "')")
+  end
+  for _, client in ipairs(vim.lsp.get_clients({ name = config.server_name })) do
+    if has_editor(client.settings) or has_editor(client.config and client.config.init_options) then
+      table.insert(sources, ('the running client %d'):format(client.id))
+    end
+  end
+  return sources
+end
+
+-- What to use instead of the editor's models.
+local editor_advice = {
+  'setup({ provider = "openai" }) with $OPENAI_API_KEY, or "anthropic" with $ANTHROPIC_API_KEY',
+  'or a local OpenAI-compatible server: setup({ provider = "openai", baseUrl = "http://127.0.0.1:11434/v1", model = "..." })',
+  'or setup({ provider = "none" }): answers list the places copilot-ls finds, without a model',
+}
+
+--- What the last setup() refused, and `provider = "editor"` from wherever it was set.
+local function check_setup_problems()
+  for _, problem in ipairs(config.problems or {}) do
+    if problem:find('"editor"', 1, true) and problem:find('^option provider') then
+      health.error('setup() refused ' .. problem:gsub('^option ', ''), editor_advice)
+    else
+      health.warn('setup() refused ' .. problem:gsub('^option ', ''), { 'See :help copilot_ls-setup' })
+    end
+  end
+  for _, source in ipairs(editor_provider_sources()) do
+    health.error(('provider "editor" (from %s): %s'):format(source, config.editor_provider), editor_advice)
+  end
+end
+
+--- The settings the plugin sends and the environment the server reads, as facts: the
+--- server's doctor (below) judges them, the key's variable included.
+local function show_settings(options)
+  local sent = config.server_settings(options)
+  local keys = vim.tbl_keys(sent)
+  table.sort(keys)
+  for _, key in ipairs(keys) do
+    health.info(('%s: %s (from setup())'):format(key, vim.inspect(sent[key])))
+  end
+  if #keys == 0 then
+    health.info("none from setup(): the server uses the environment's and its own defaults")
+  end
+  local names = vim.tbl_values(env_names)
+  table.insert(names, 'COPILOT_LS_HISTORY')
+  table.sort(names)
+  for _, variable in ipairs(names) do
+    if (vim.env[variable] or '') ~= '' then
+      health.info(('$%s = %s (the server reads it for a setting setup() leaves unset)'):format(
+        variable,
+        vim.inspect(vim.env[variable])
+      ))
+    end
+  end
 end
 
 function M.check()
@@ -389,12 +467,15 @@ function M.check()
   check_clients()
 
   health.start('copilot-ls: settings the plugin sends')
-  local provider, settings = check_provider(options)
-  check_key(options, provider)
+  check_setup_problems()
+  show_settings(options)
 
   health.start('copilot-ls: the server\'s checks (copilot-ls doctor)')
   if not check_server(options, found) then
-    -- The plugin's own probe of the endpoint stands in for the server's.
+    -- Only without the server's checks: the plugin's own stand in for them.
+    health.info("the plugin's own checks instead:")
+    local provider, settings = check_provider(options)
+    check_key(options, provider)
     check_endpoint(options, provider, settings)
   end
 end

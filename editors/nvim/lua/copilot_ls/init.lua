@@ -32,6 +32,8 @@ function M.setup(opts)
     opts = {}
   end
   local valid, problems = config.check(opts)
+  -- Kept for :checkhealth, which shows what the last setup() refused.
+  config.problems = problems
   for _, problem in ipairs(problems) do
     notify_error('copilot-ls: setup(): ' .. problem .. ' (see :help copilot_ls-setup)')
   end

@@ -45,6 +45,25 @@ end
 
 local settings_section = 'settings the plugin sends'
 local server_section = "the server's checks"
+local label = { ok = 'OK', warn = 'WARNING', fail = 'ERROR' }
+
+--- The real server's doctor checks by name, from `copilot-ls doctor --json` with `env`.
+---@param ws string
+---@param env table<string, string>
+---@return table<string, {status: string, detail: string}>
+local function doctor_checks(ws, env)
+  local result = vim.system(
+    { H.server_bin, 'doctor', '--json', '--workspace', ws },
+    { text = true, env = vim.tbl_extend('force', { COPILOT_LS_LOG = 'error' }, env) }
+  ):wait(15000)
+  local ok, value = pcall(vim.json.decode, result.stdout or '')
+  assert(ok and type(value.checks) == 'table', 'copilot-ls doctor --json: ' .. (result.stdout or '') .. (result.stderr or ''))
+  local checks = {}
+  for _, check in ipairs(value.checks) do
+    checks[check.name] = check
+  end
+  return checks
+end
 
 --- A server binary older than `copilot-ls doctor` (0.3.0): the plugin probes the
 --- endpoint itself.
@@ -88,9 +107,13 @@ describe(':checkhealth copilot_ls', function()
     assert.is_truthy(binary:find(version:match('[^\n]*'), 1, true), report)
     assert.matches('(from setup({ cmd }))', binary, 1, true)
     assert.is_truthy(find(lines, 'plugin ' .. require('copilot_ls').version .. ' at ' .. H.plugin_dir), report)
-    assert.is_truthy(find(lines, 'provider: openai (from setup())'), report)
-    assert.is_truthy(find(lines, 'http://127.0.0.1:9/v1'), report)
-    local key = find(lines, '$' .. H.key_env .. ' is set')
+    local settings = section(lines, settings_section)
+    assert.is_truthy(find(settings, 'provider: "openai" (from setup())'), report)
+    assert.is_truthy(find(settings, 'baseUrl: "http://127.0.0.1:9/v1" (from setup())'), report)
+    assert.is_truthy(find(settings, 'apiKeyEnv: "' .. H.key_env .. '" (from setup())'), report)
+    -- Whether the key is set is the server's check: apiKeyEnv's key goes to the doctor
+    -- as $OPENAI_API_KEY.
+    local key = find(section(lines, server_section), 'apiKey: OPENAI_API_KEY is set')
     assert.is_truthy(key, report)
     assert.matches('OK', key)
     assert.is_nil(report:find(H.key, 1, true), 'the key itself must not show')
@@ -173,50 +196,193 @@ describe(':checkhealth copilot_ls', function()
     assert.is_truthy(find(lines, 'COPILOT_LS_PATH'))
   end)
 
-  it('warns when no provider is configured', function()
+  it('warns when no provider is configured (the server says so)', function()
     require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
-    local line = find(section(checkhealth(), settings_section), 'provider: none')
-    assert.is_truthy(line)
+    local lines = checkhealth()
+    local line = find(section(lines, server_section), 'provider: none')
+    assert.is_truthy(line, table.concat(lines, '\n'))
     assert.matches('WARNING', line)
+    assert.is_truthy(find(section(lines, settings_section), 'none from setup()'), table.concat(lines, '\n'))
   end)
 
-  it('gives no advice to set a key when provider none is chosen', function()
+  it('gives no advice to set a key when provider none is chosen, and judges it as the server does', function()
+    local ws = H.workspace()
+    vim.cmd.cd(vim.fn.fnameescape(ws))
+    local expected = doctor_checks(ws, { COPILOT_LS_PROVIDER = 'none' }).provider
+    assert.is_truthy(expected)
     require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
     vim.env.COPILOT_LS_PROVIDER = 'none'
-    local lines = section(checkhealth(), settings_section)
-    local line = find(lines, 'provider: none')
-    assert.is_truthy(line, table.concat(lines, '\n'))
-    assert.matches('OK', line)
-    assert.matches('$COPILOT_LS_PROVIDER', line, 1, true)
-    for _, l in ipairs(lines) do
-      assert.is_nil(l:find('API_KEY', 1, true), l)
-      assert.is_nil(l:find('WARNING', 1, true), l)
-    end
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    assert.is_truthy(find(section(lines, settings_section), '$COPILOT_LS_PROVIDER = "none"'), report)
+    local line = find(section(lines, server_section), 'provider: ' .. expected.detail)
+    assert.is_truthy(line, report)
+    assert.matches(label[expected.status], line, 1, true)
+    assert.is_nil(report:find('API_KEY', 1, true), report)
     vim.env.COPILOT_LS_PROVIDER = nil
     require('copilot_ls').setup({ provider = 'none' })
-    line = find(checkhealth(), 'provider: none')
-    assert.matches('OK', line)
-    assert.matches('setup()', line, 1, true)
+    lines = checkhealth()
+    report = table.concat(lines, '\n')
+    assert.is_truthy(find(section(lines, settings_section), 'provider: "none" (from setup())'), report)
+    line = find(section(lines, server_section), 'provider: none')
+    assert.matches(label[expected.status], line, 1, true)
+    assert.is_nil(report:find('API_KEY', 1, true), report)
   end)
 
-  it('reports an unset key variable for anthropic as an error', function()
+  it('reports an unset key variable for anthropic as an error (the server says so)', function()
     require('copilot_ls').setup({ enable = false, cmd = { H.server_bin }, provider = 'anthropic' })
     local lines = checkhealth()
-    assert.is_truthy(find(lines, 'provider: anthropic (from setup())'))
-    local line = find(lines, '$ANTHROPIC_API_KEY is not set')
+    local checks = section(lines, server_section)
+    assert.is_truthy(find(checks, 'provider: anthropic'), table.concat(lines, '\n'))
+    local line = find(checks, 'ANTHROPIC_API_KEY is not set')
     assert.is_truthy(line, table.concat(lines, '\n'))
     assert.matches('ERROR', line)
   end)
 
-  it('follows $COPILOT_LS_PROVIDER and the default key variables', function()
+  it('follows $COPILOT_LS_PROVIDER and the default key variables (the server says so)', function()
     require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
     vim.env.OPENAI_API_KEY = 'sk-x'
-    assert.is_truthy(find(checkhealth(), 'provider: openai (from default ($OPENAI_API_KEY is set))'))
+    local lines = checkhealth()
+    assert.is_truthy(find(section(lines, server_section), 'provider: openai (detected: OPENAI_API_KEY is set)'), table.concat(lines, '\n'))
     vim.env.COPILOT_LS_PROVIDER = 'anthropic'
     vim.env.ANTHROPIC_API_KEY = 'sk-y'
+    lines = checkhealth()
+    assert.is_truthy(find(section(lines, settings_section), '$COPILOT_LS_PROVIDER = "anthropic"'), table.concat(lines, '\n'))
+    local checks = section(lines, server_section)
+    assert.is_truthy(find(checks, 'provider: anthropic (COPILOT_LS_PROVIDER)'), table.concat(lines, '\n'))
+    assert.is_truthy(find(checks, 'apiKey: ANTHROPIC_API_KEY is set'), table.concat(lines, '\n'))
+    assert.is_nil(table.concat(lines, '\n'):find('sk-y', 1, true))
+  end)
+
+  --- The lines of the report that judge (OK, WARNING, ERROR), not those that inform.
+  ---@param lines string[]
+  ---@return string[]
+  local function verdicts(lines)
+    return vim.tbl_filter(function(line)
+      return line:find('OK', 1, true) or line:find('WARNING', 1, true) or line:find('ERROR', 1, true)
+    end, lines)
+  end
+
+  it("judges the key as the server does: a local server needs none (one source of truth)", function()
+    -- An OpenAI-compatible server on this machine that lists the model, and no key set.
+    local stub = H.http_stub(200, '{"object":"list","data":[{"id":"local-model","object":"model"}]}')
+    local ws = H.workspace()
+    vim.cmd.cd(vim.fn.fnameescape(ws))
+    require('copilot_ls').setup({
+      enable = false,
+      cmd = { H.server_bin },
+      provider = 'openai',
+      baseUrl = stub.url,
+      model = 'local-model',
+    })
     local lines = checkhealth()
-    assert.is_truthy(find(lines, 'provider: anthropic (from $COPILOT_LS_PROVIDER)'))
-    assert.is_truthy(find(lines, '$ANTHROPIC_API_KEY is set'))
+    local report = table.concat(lines, '\n')
+    -- The plugin's settings are facts; every verdict on them is the server's.
+    assert.are.same({}, verdicts(section(lines, settings_section)), report)
+    local checks = section(lines, server_section)
+    local key = find(checks, 'apiKey: OPENAI_API_KEY is not set')
+    assert.is_truthy(key, report)
+    assert.matches('OK', key, 1, true)
+    for _, line in ipairs(verdicts(lines)) do
+      if line:find('API_KEY', 1, true) then
+        assert.are.equal(key, line, 'a second verdict on the key: ' .. line)
+      end
+    end
+    local expected = doctor_checks(ws, {
+      COPILOT_LS_PROVIDER = 'openai',
+      COPILOT_LS_BASE_URL = stub.url,
+      COPILOT_LS_MODEL = 'local-model',
+    })
+    -- The server's checks, each once, and nothing else judged in that section.
+    assert.are.equal(vim.tbl_count(expected), #verdicts(checks), report)
+    for name, check in pairs(expected) do
+      local line = find(checks, name .. ': ')
+      assert.is_truthy(line, name .. ' not in\n' .. report)
+      assert.matches(label[check.status], line, 1, true)
+    end
+  end)
+
+  it('judges the key as the running server does, its variable named and unset', function()
+    local session = H.session(H.fake_provider({}), { apiKeyEnv = 'COPILOT_LS_UNSET_KEY' })
+    vim.env.COPILOT_LS_UNSET_KEY = nil
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    assert.is_truthy(find(section(lines, server_section), 'from the running server (client ' .. session.client.id), report)
+    assert.are.same({}, verdicts(section(lines, settings_section)), report)
+    local key = find(section(lines, server_section), 'apiKey: COPILOT_LS_UNSET_KEY is not set')
+    assert.is_truthy(key, report)
+    assert.matches('OK', key, 1, true)
+    assert.is_nil(report:find('WARNING API key', 1, true), report)
+  end)
+
+  it("shows the server's editor form of a check when it gives one, else its text", function()
+    local doctor_json = vim.json.encode({
+      checks = {
+        {
+          name = 'provider',
+          status = 'warn',
+          detail = 'none: set COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL',
+          editor = 'none: set provider and baseUrl in the settings',
+        },
+        {
+          name = 'apiKey',
+          status = 'fail',
+          detail = 'OPENAI_API_KEY is not set: export it',
+          advice = { cli = 'export it', editor = 'OPENAI_API_KEY is not set: set apiKeyEnv' },
+        },
+        { name = 'cache', status = 'ok', detail = '/tmp/cache is writable' },
+      },
+    })
+    local fake = L.fake_server(L.tempdir('doctor-forms') .. '/copilot-ls', 'copilot-ls 0.4.0 (unknown)', doctor_json)
+    require('copilot_ls').setup({ enable = false, cmd = { fake } })
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    local checks = section(lines, server_section)
+    for text, status in pairs({
+      ['provider: none: set provider and baseUrl in the settings'] = 'WARNING',
+      ['apiKey: OPENAI_API_KEY is not set: set apiKeyEnv'] = 'ERROR',
+      ['cache: /tmp/cache is writable'] = 'OK',
+    }) do
+      local line = find(checks, text)
+      assert.is_truthy(line, text .. ' not in\n' .. report)
+      assert.matches(status, line, 1, true)
+    end
+    assert.is_nil(report:find('COPILOT_LS_BASE_URL', 1, true), report)
+    assert.is_nil(report:find('export it', 1, true), report)
+  end)
+
+  it('explains that provider "editor" needs an editor with a model API, which Neovim has not', function()
+    H.capture_notify()
+    local ok = require('copilot_ls').setup({ enable = false, cmd = { H.server_bin }, provider = 'editor' })
+    assert.is_false(ok)
+    assert.is_nil(require('copilot_ls.config').options.provider, 'refused, never sent')
+    local errors = H.notified(vim.log.levels.ERROR)
+    assert.are.equal(1, #errors, vim.inspect(H.notifications))
+    assert.matches('provider = "editor"', errors[1].msg, 1, true)
+    assert.matches('language model API, such as VS Code, and Neovim has none', errors[1].msg, 1, true)
+    assert.matches('"openai"', errors[1].msg, 1, true)
+    local lines = checkhealth()
+    local report = table.concat(lines, '\n')
+    local settings = section(lines, settings_section)
+    local refused = find(settings, 'setup() refused provider = "editor"')
+    assert.is_truthy(refused, report)
+    assert.matches('ERROR', refused, 1, true)
+    assert.is_truthy(find(settings, 'baseUrl = "http://127.0.0.1:11434/v1"'), report)
+
+    -- Set where setup() does not look: the server's environment, vim.lsp.config().
+    require('copilot_ls').setup({ enable = false, cmd = { H.server_bin } })
+    vim.env.COPILOT_LS_PROVIDER = 'editor'
+    vim.lsp.config('copilot_ls', { settings = { ['copilot-ls'] = { provider = 'editor' } } })
+    lines = checkhealth()
+    report = table.concat(lines, '\n')
+    settings = section(lines, settings_section)
+    for _, source in ipairs({ '$COPILOT_LS_PROVIDER', "vim.lsp.config('copilot_ls')" }) do
+      local line = find(settings, 'provider "editor" (from ' .. source .. ')')
+      assert.is_truthy(line, report)
+      assert.matches('ERROR', line, 1, true)
+      assert.matches('Neovim has none', line, 1, true)
+    end
+    assert.is_nil(find(settings, 'setup() refused'), 'the refusal is forgotten by the next setup(): ' .. report)
   end)
   it('warns when the versions of server and plugin differ, saying which to update', function()
     local plugin_version = require('copilot_ls').version
@@ -318,7 +484,6 @@ esac]])
     assert.matches('copilot-ls ' .. require('copilot_ls').version, version, 1, true)
     local checks = section(lines, server_section)
     assert.is_truthy(find(checks, 'copilot-ls doctor --workspace ' .. ws), report)
-    local label = { ok = 'OK', warn = 'WARNING', fail = 'ERROR' }
     assert.is_true(#value.checks > 0)
     for _, check in ipairs(value.checks) do
       local line = find(checks, check.name .. ': ')
