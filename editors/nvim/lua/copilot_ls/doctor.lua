@@ -14,22 +14,14 @@ M.timeout_ms = 10000
 ---@field editor? string the same said for an editor (its settings, not variables)
 
 --- The editor's form of a check's text, when the server gives one besides the command
---- line's: a string field `editorDetail` or `editor`, or `editor` inside an `advice` or
---- `fix` object. Servers up to 0.4.0 give only `detail`.
+--- line's (`editorDetail`, as VS Code's Check Setup reads it); servers up to 0.4.0 give
+--- only `detail`.
 ---@param check table
 ---@return string?
 local function editor_form(check)
-  local candidates = {
-    check.editorDetail,
-    check.editor,
-    type(check.advice) == 'table' and check.advice.editor,
-    type(check.fix) == 'table' and check.fix.editor,
-  }
-  for i = 1, 4 do
-    local text = candidates[i]
-    if type(text) == 'string' and vim.trim(text) ~= '' then
-      return text
-    end
+  local text = check.editorDetail
+  if type(text) == 'string' and vim.trim(text) ~= '' then
+    return text
   end
   return nil
 end
