@@ -44,6 +44,7 @@ mod file_kind;
 mod file_name;
 mod follower;
 mod named;
+pub mod open_file;
 mod past_changes;
 mod progress_file;
 mod query;

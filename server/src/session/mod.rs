@@ -349,11 +349,8 @@ impl Session {
         let encoding = self.encoding();
         let focus = self.focus(&workspace, request);
 
-        let mut query = question.clone();
-        if let Some(focus) = &focus {
-            query.push(' ');
-            query.push_str(&focus.path);
-        }
+        // The open file is a capped signal of its own, not words of the query.
+        let open_file = focus.as_ref().map(|focus| focus.path.clone());
         // Places (no model, or ACP's `/locate`) are chosen from more chunks than the model
         // is shown.
         let for_model = model.is_some() && !request.options.places_only;
@@ -366,7 +363,9 @@ impl Session {
         let slots = cpu_slots::slots();
         let arrival = request.arrival.unwrap_or_else(|| slots.arrival());
         let cpu_slot = slots.acquire(arrival).await;
-        let (context, index_state) = self.retrieve(&workspace, query, candidates).await;
+        let (context, index_state) = self
+            .retrieve(&workspace, question.clone(), open_file, candidates)
+            .await;
         let context = if for_model {
             agent::context_for_model(context, CONTEXT_HITS)
         } else {

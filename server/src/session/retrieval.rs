@@ -144,6 +144,7 @@ impl Session {
         &self,
         workspace: &Workspace,
         query: String,
+        open_file: Option<String>,
         candidates: Candidates,
     ) -> (Vec<RetrievalHit>, IndexState) {
         let state = self.retrieval.clone();
@@ -178,7 +179,9 @@ impl Session {
             // Read before searching: what the search saw is at least this much.
             let coverage = index.coverage();
             (
-                candidates(&|n| index.search(&query, n)),
+                candidates(&|n| {
+                    crate::index::open_file::lift(index.search(&query, n), open_file.as_deref())
+                }),
                 IndexState::Indexed(coverage),
             )
         });
