@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ASK_PLACEHOLDER } from '../../src/ask_params';
-import { CHAT_ANSWER, CHAT_QUESTION, EDITOR_MODEL_SCRIPT, READ_NEW, REFILL_NEW, THREAD_ANSWER, THREAD_QUESTION } from './editor_model_scenario';
+import { CHAT_ANSWER, CHAT_FOLLOW_UP, CHAT_FOLLOW_UP_ANSWER, CHAT_QUESTION, EDITOR_MODEL_SCRIPT, READ_NEW, REFILL_NEW, THREAD_ANSWER, THREAD_QUESTION } from './editor_model_scenario';
 import { answerFrame, focusProblems, openFile, runCommand, serverRunning, showThread, waitUntil } from './harness';
 import { closeSession, extensionLog, openSession, screenshot, stepsOf, type Session } from './session';
 
@@ -180,5 +180,18 @@ describe('the editor\'s own model: no key, a model extension', { timeout: 600_00
     await page.locator('.view-lines', { hasText: 'Adds the tokens earned since the last refill' }).first().waitFor();
     await page.keyboard.press('Control+S');
     await waitUntil('the chat\'s edit on disk', () => readFileSync(path.join(session!.workspace, 'src/rate_limit.rs'), 'utf8').includes(REFILL_NEW) || undefined);
+  });
+
+  step('continues the chat\'s conversation with a follow-up', async () => {
+    const input = page.locator('.interactive-input-part .monaco-editor').first();
+    await input.click();
+    await page.keyboard.type(`@copilot-ls ${CHAT_FOLLOW_UP}`);
+    await page.keyboard.press('Enter');
+    await page.locator('.interactive-response').last().getByText(CHAT_FOLLOW_UP_ANSWER).waitFor({ timeout: 90_000 });
+    // The model saw the first question and its answer: the same conversation on the server.
+    const followUp = lmRequests().find((r) => r.reply === `${CHAT_FOLLOW_UP}#0`);
+    assert.ok(followUp, 'the follow-up reached the model');
+    const said = JSON.stringify(followUp.messages);
+    assert.ok(said.includes(CHAT_QUESTION), `the earlier question is in the follow-up's transcript: ${said.slice(0, 400)}`);
   });
 });

@@ -5,6 +5,9 @@
 export const THREAD_QUESTION = 'Where is the burst read from the environment?';
 /** Asked of @copilot-ls in the Chat view. */
 export const CHAT_QUESTION = 'How does the bucket refill its tokens?';
+/** Asked next in the same chat: it continues the chat's conversation. */
+export const CHAT_FOLLOW_UP = 'And where is its capacity set?';
+export const CHAT_FOLLOW_UP_ANSWER = 'Follow-up from the editor model: the capacity comes from the config.';
 
 export const READ_OLD = '    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)\n';
 export const READ_NEW = '    // A malformed value falls back to the default.\n' + READ_OLD;
@@ -54,5 +57,9 @@ export const EDITOR_MODEL_SCRIPT = [
         ],
       },
     ],
+  },
+  {
+    when: CHAT_FOLLOW_UP,
+    turns: [{ tool_calls: [{ id: 'lm_5', name: 'answer', arguments: { answer: CHAT_FOLLOW_UP_ANSWER, citations: [] } }] }],
   },
 ];

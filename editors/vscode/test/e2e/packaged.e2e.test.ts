@@ -106,7 +106,8 @@ describe('the packaged .vsix with its bundled server, no server.path, no model',
   });
 
   step('Check Setup offers to open the settings that choose a model', async () => {
-    const offer = notification(page, /Check Setup: .*copilot-ls settings/);
+    // A warning when a check failed, else a note; either offers the settings.
+    const offer = notification(page, /copilot-ls: Check Setup: /);
     await offer.waitFor();
     await offer.locator('.monaco-button', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor .setting-item', { hasText: /copilot-ls/i }).first().waitFor();
