@@ -42,6 +42,10 @@ VS Code extension (.vsix) with the server inside, and SHA256SUMS.
   --target TRIPLE  the target to build for (default x86_64-unknown-linux-gnu).
   --out DIR        where the files go (default dist/ in the repository); the tests use
                    their own, so that a test run never replaces a release build.
+  --docs-only DIR  builds nothing: lays the archive's text files (its README, the
+                   changelog, the docs it ships, the licenses, the Neovim plugin) out in DIR
+                   and checks that every relative link in them resolves inside it, as
+                   every archive is checked before it is written.
 
 Targets, and the VS Code platform each .vsix is for:
   x86_64-unknown-linux-gnu   linux-x64     tested (built and installed in CI)
@@ -64,9 +68,15 @@ need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not found: $2"; }
 
 profile=dist
 target=x86_64-unknown-linux-gnu
+docs_only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --debug) profile=debug ;;
+    --docs-only)
+      [ $# -ge 2 ] || fail "--docs-only needs a directory"
+      docs_only=$2
+      shift
+      ;;
     --target)
       [ $# -ge 2 ] || fail "--target needs a target triple (see --help)"
       target=$2
@@ -90,6 +100,34 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+
+# The archive's text: a README written for it (the repository's links into docs/, bench/
+# and the sources would not resolve there), the changelog, the contract it links, the
+# licenses and the Neovim plugin as a user installs it (everything but its tests). Every
+# relative link must resolve inside the archive (scripts/check_links.py).
+stage_text() { # FOLDER
+  local folder=$1
+  mkdir -p "$folder/nvim" "$folder/docs"
+  cp "$REPO/scripts/archive/README.md" "$folder/README.md"
+  for f in CHANGELOG.md LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES.md; do
+    cp "$REPO/$f" "$folder/$f"
+  done
+  cp "$REPO/docs/protocol.md" "$folder/docs/protocol.md"
+  for entry in "$REPO"/editors/nvim/*; do
+    [ "$(basename "$entry")" = test ] || cp -R "$entry" "$folder/nvim/"
+  done
+  # In the repository the plugin's README sits two folders down; here, one.
+  sed -i 's|](\.\./\.\./README\.md)|](../README.md)|g' "$folder/nvim/README.md"
+  python3 "$REPO/scripts/check_links.py" "$folder" || fail "the archive's text has links that lead nowhere (above)"
+}
+
+if [ -n "$docs_only" ]; then
+  need python3 "install Python 3"
+  rm -rf "$docs_only/copilot-ls"
+  stage_text "$docs_only/copilot-ls"
+  step "laid out the archive's text in $docs_only/copilot-ls; every link resolves"
+  exit 0
+fi
 
 exe=copilot-ls
 archive=tar.gz
@@ -206,15 +244,8 @@ fi
 # ---- the archive: server, docs, licenses, Neovim plugin ----
 step "$name.$archive"
 folder=$STAGE/archive/$name
-mkdir -p "$folder/nvim"
+stage_text "$folder"
 cp "$server_copy" "$folder/$exe"
-for f in README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES.md; do
-  cp "$REPO/$f" "$folder/$f"
-done
-# The plugin as a user installs it: everything but its tests.
-for entry in "$REPO"/editors/nvim/*; do
-  [ "$(basename "$entry")" = test ] || cp -R "$entry" "$folder/nvim/"
-done
 
 # Same bytes for the same inputs: sorted entries, one owner, the last commit's time (when
 # there is a git checkout), no gzip timestamp. Python rather than tar, whose options for

@@ -434,3 +434,38 @@ fn the_readme_first_screen_names_the_prerequisites_and_the_two_commands() {
     let manifest = std::fs::read_to_string(Path::new(REPO).join("Cargo.toml")).unwrap();
     assert!(manifest.contains("rust-version = \"1.88\""), "{manifest}");
 }
+
+/// The release archive ships without the repository around it: its README is one written
+/// for it, and every relative link in its Markdown resolves inside it (issue #55, item 15).
+/// `scripts/package.sh --docs-only` lays out exactly the text every archive is built from.
+#[test]
+fn every_link_in_the_release_archive_resolves_inside_it() {
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new("bash")
+        .arg(format!("{REPO}/scripts/package.sh"))
+        .arg("--docs-only")
+        .arg(out.path())
+        .output()
+        .expect("bash runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let folder = out.path().join("copilot-ls");
+    let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
+    assert!(readme.contains("copilot-ls ask --workspace"), "{readme}");
+    assert!(folder.join("nvim/lua/copilot_ls").is_dir());
+    assert!(!folder.join("nvim/test").exists());
+    // The checker finds what it is there for: the repository's own README, alone, has
+    // links into docs/ and the sources that a bare archive lacks.
+    let bare = tempfile::tempdir().unwrap();
+    std::fs::copy(format!("{REPO}/README.md"), bare.path().join("README.md")).unwrap();
+    let checked = Command::new("python3")
+        .arg(format!("{REPO}/scripts/check_links.py"))
+        .arg(bare.path())
+        .output()
+        .unwrap();
+    assert!(!checked.status.success());
+    assert!(String::from_utf8_lossy(&checked.stderr).contains("broken link: README.md:"));
+}
