@@ -107,6 +107,11 @@ describe('the editor\'s own model: no key, a model extension', { timeout: 600_00
     await exchange.locator('.usage', { hasText: `answered by ${MODEL_NAME} (copilot-ls-test)` }).waitFor();
     await exchange.locator('.model-notice', { hasText: "go to that model's provider" }).waitFor();
     await screenshot(session!, 'editor-model-answer');
+    // Issue #55 item 6: the propose_edit line names its path once (the server's summary
+    // already says `edit src/config.rs:22-22`).
+    const line = await exchange.locator('.step', { hasText: 'propose_edit' }).first().innerText();
+    assert.equal(line.split('src/config.rs').length - 1, 1, line);
+    assert.match(line, /propose_edit — edit src\/config\.rs:\d+/, line);
     const sent = lmRequests().filter((r) => r.reply?.startsWith(THREAD_QUESTION));
     assert.deepEqual(
       sent.map((r) => r.reply),
