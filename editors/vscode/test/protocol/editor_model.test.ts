@@ -44,7 +44,11 @@ const cancelledCalls: string[] = [];
 
 async function* scripted(messages: Message[], token: { isCancellationRequested: boolean }): AsyncIterable<unknown> {
   if (hang) {
-    await waitUntil('the model call to be cancelled', () => token.isCancellationRequested || undefined, 30_000);
+    // A slow model: it writes nothing until the request is cancelled ($/cancelRequest).
+    const cancellable = token as CancellationToken;
+    if (!cancellable.isCancellationRequested) {
+      await new Promise<void>((resolve) => cancellable.onCancellationRequested(() => resolve()));
+    }
     return;
   }
   if (turnOf(messages) === 0) {
