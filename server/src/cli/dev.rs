@@ -1,16 +1,20 @@
-//! `copilot-ls dev`: hidden commands for the model's training pipeline (`train/`), so
-//! it learns on exactly what the binary makes: the index's terms for a text, and the
-//! definitions the parser finds in a file. Input is JSON lines on stdin, output one JSON
-//! value per input line on stdout (a bad line gets `null` and a message on stderr, and
-//! the rest go on), so a script can stream a whole repository through one process.
+//! `copilot-ls dev`: hidden commands for the training pipelines (`train/`), so they
+//! learn on exactly what the binary makes: the index's terms for a text, the definitions
+//! the parser finds in a file, and the learned ranker's features of the files a question
+//! finds in a workspace (`index/features.rs`). Input is JSON lines on stdin, output one
+//! JSON value per input line on stdout (a bad line gets `null` and a message on stderr,
+//! and the rest go on), so a script can stream a whole repository through one process.
 
 use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::index::terms;
+use crate::index::{cache_dir_from_env, features, refresh_in_turn, terms, Bounds, WorkspaceIndex};
 use crate::syntax::symbols_for_path;
+use crate::workspace::{NoDocuments, Workspace};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum DevCommand {
@@ -20,9 +24,23 @@ pub enum DevCommand {
     /// (`{name, qualifiedName, kind, line, docLine, endLine}`, 0-based lines), or `null`
     /// for a file without a grammar.
     Symbols,
+    /// With `--workspace`: each line a question (a JSON string) → `{"featureSet",
+    /// "names", "files": [{path, values}]}`, the ranker's features of every candidate
+    /// file, the lexical ranking's order first.
+    Features,
 }
 
-pub fn run(command: DevCommand) -> ExitCode {
+pub fn run(command: DevCommand, workspace: Option<PathBuf>, limit: usize) -> ExitCode {
+    let index = match command {
+        DevCommand::Features => match open_indexed(workspace) {
+            Ok(index) => Some(index),
+            Err(why) => {
+                eprintln!("copilot-ls dev features: {why}");
+                return ExitCode::FAILURE;
+            }
+        },
+        _ => None,
+    };
     let stdin = std::io::stdin().lock();
     let mut out = BufWriter::new(std::io::stdout().lock());
     for (number, line) in stdin.lines().enumerate() {
@@ -34,7 +52,10 @@ pub fn run(command: DevCommand) -> ExitCode {
             }
         };
         let value = match serde_json::from_str::<Value>(&line) {
-            Ok(input) => answer(command, &input),
+            Ok(input) => match &index {
+                Some(index) => file_features(index, &input, limit),
+                None => answer(command, &input),
+            },
             Err(error) => Err(error.to_string()),
         };
         let value = value.unwrap_or_else(|error| {
@@ -51,8 +72,34 @@ pub fn run(command: DevCommand) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The workspace's index brought up to date, its history read whole (training cuts the
+/// history at a snapshot by checking the snapshot out: nothing after HEAD can vote).
+fn open_indexed(workspace: Option<PathBuf>) -> Result<WorkspaceIndex, String> {
+    let root = workspace.ok_or("--workspace is required")?;
+    let sandbox = super::roots_sandbox(&super::workspace_roots(vec![root]))?;
+    let workspace = Workspace::new(sandbox, Arc::new(NoDocuments));
+    let index = WorkspaceIndex::open_roots(&workspace, cache_dir_from_env().as_deref(), true)?;
+    refresh_in_turn(index.roots(), Bounds::from_env(), &|_| {});
+    for root in index.roots() {
+        root.history().refresh();
+    }
+    Ok(index)
+}
+
+fn file_features(index: &WorkspaceIndex, input: &Value, limit: usize) -> Result<Value, String> {
+    let question = input
+        .as_str()
+        .ok_or("expected a JSON string (a question)")?;
+    Ok(json!({
+        "featureSet": features::FEATURE_SET,
+        "names": features::NAMES,
+        "files": index.file_features(question, limit),
+    }))
+}
+
 fn answer(command: DevCommand, input: &Value) -> Result<Value, String> {
     match command {
+        DevCommand::Features => Err("features needs --workspace".to_string()),
         DevCommand::Terms => {
             let text = input.as_str().ok_or("expected a JSON string")?;
             Ok(json!(terms(text)))

@@ -121,12 +121,20 @@ enum Command {
         #[arg(long)]
         no_wait: bool,
     },
-    /// For the model's training pipeline (train/): the index's terms for texts, the
-    /// parser's definitions in files; JSON lines in and out.
+    /// For the training pipelines (train/): the index's terms for texts, the parser's
+    /// definitions in files, the ranker's features of a question's candidate files; JSON
+    /// lines in and out.
     #[command(hide = true)]
     Dev {
         #[arg(value_enum)]
         command: dev::DevCommand,
+        /// The workspace (`features`): indexed with its history first.
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        /// How many of the lexical ranking's chunks `features` reads (its files, and
+        /// the files past changes vote for, are the candidates).
+        #[arg(long, default_value_t = 200)]
+        limit: usize,
     },
 }
 
@@ -221,7 +229,11 @@ pub fn main() -> ExitCode {
             no_wait,
         }) => tool::run(&name, &json, workspace, no_wait),
         Some(Command::Index { workspace, json }) => index::run(workspace, json),
-        Some(Command::Dev { command }) => dev::run(command),
+        Some(Command::Dev {
+            command,
+            workspace,
+            limit,
+        }) => dev::run(command, workspace, limit),
         Some(Command::Doctor { workspace, json }) => {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;

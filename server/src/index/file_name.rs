@@ -147,6 +147,7 @@ mod tests {
                 candidate: i,
                 score: 10.0 - i as f32 * 0.5,
                 ranked_down: false,
+                signals: Default::default(),
             })
             .collect();
         let question = corpus(&[("ledger", 1), ("completion", 1), ("shell", 1)]);

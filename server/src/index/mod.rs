@@ -40,6 +40,7 @@ mod build_walk;
 mod chunk;
 mod coverage;
 mod definition_line;
+pub mod features;
 mod file_kind;
 mod file_name;
 mod follower;

@@ -277,6 +277,46 @@ pub struct Scored {
     pub score: f32,
     /// Its file is of a kind the question is not about, and was ranked down for it.
     pub ranked_down: bool,
+    /// What the score is made of (zero for the plain BM25 baseline but `bm25`).
+    pub signals: Signals,
+}
+
+/// Each signal of a chunk's tuned score as a number of its own: the learned ranker's
+/// features (`features.rs`), and what [`Signals::tuned`] multiplies into today's score.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Signals {
+    /// BM25F over the chunk's body, doc comments and definition names.
+    pub bm25: f32,
+    /// The idf of the question's words in the chunk's path.
+    pub path_bonus: f32,
+    /// The idf share of the question's words its file holds.
+    pub coverage: f32,
+    /// A definition named only with the question's words (`name_match`).
+    pub name: f32,
+    /// The same, one of them the question's verb (`verb_match`).
+    pub verb: f32,
+    /// A definition the question names, by source and rarity (`named_strength`).
+    pub named: f32,
+    /// How much of a path the question names is this chunk's file's (`PathMatches`).
+    pub path_ref: f32,
+    /// A message the question pastes, held by the chunk (capped at 1).
+    pub quoted: f32,
+    /// Its file's kind against what the question is about (1 for source code).
+    pub kind_factor: f32,
+}
+
+impl Signals {
+    /// Today's hand-set combination.
+    fn tuned(&self, params: &Params, name_weight: f32, verb_weight: f32) -> f32 {
+        (self.bm25 + params.path_weight * self.path_bonus)
+            * (1.0 + params.coverage_weight * self.coverage)
+            * (1.0 + name_weight * self.name)
+            * (1.0 + verb_weight * self.verb)
+            * (1.0 + params.named_weight * self.named)
+            * (1.0 + params.path_ref_weight * self.path_ref)
+            * (1.0 + params.quoted_weight * self.quoted)
+            * self.kind_factor
+    }
 }
 
 /// The best of `candidates` for the question, best first, at most `limit`.
@@ -385,6 +425,10 @@ pub fn rank(
                     candidate: position,
                     score: bm25,
                     ranked_down: false,
+                    signals: Signals {
+                        bm25,
+                        ..Signals::default()
+                    },
                 });
             }
             let mut path_terms: Vec<String> = Vec::new();
@@ -412,16 +456,18 @@ pub fn rank(
                 kind => kind,
             };
             let kind_factor = intent.factor(kind, candidate.in_test_module);
-            let score = (bm25 + params.path_weight * path_bonus)
-                * (1.0 + params.coverage_weight * coverage)
-                * (1.0 + name_weight * name_match(&candidate.definitions, &words))
-                * (1.0
-                    + verb_weight
-                        * verb.map_or(0.0, |v| verb_match(&candidate.definitions, &words, v)))
-                * (1.0 + params.named_weight * named_strength(&candidate.definitions, &named))
-                * (1.0 + params.path_ref_weight * path_ref)
-                * (1.0 + params.quoted_weight * candidate.quoted.min(1.0))
-                * kind_factor;
+            let signals = Signals {
+                bm25,
+                path_bonus,
+                coverage,
+                name: name_match(&candidate.definitions, &words),
+                verb: verb.map_or(0.0, |v| verb_match(&candidate.definitions, &words, v)),
+                named: named_strength(&candidate.definitions, &named),
+                path_ref,
+                quoted: candidate.quoted.min(1.0),
+                kind_factor,
+            };
+            let score = signals.tuned(params, name_weight, verb_weight);
             if choose_places {
                 place_scores[position] = place_bm25 * (1.0 + params.path_ref_weight * path_ref);
             }
@@ -429,6 +475,7 @@ pub fn rank(
                 candidate: position,
                 score,
                 ranked_down: kind_factor < 1.0,
+                signals,
             })
         })
         .collect();

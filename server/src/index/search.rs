@@ -51,6 +51,8 @@ pub struct Found {
     /// The cosine of its vector with the question's, by the code model
     /// (`semantic.rs`); `None` without a model or a vector.
     pub similarity: Option<f32>,
+    /// What its lexical score is made of (zero for a chunk it did not score).
+    pub signals: super::rank::Signals,
 }
 
 /// One of the indexes searched together: a root's index, or a reading process's own
@@ -236,6 +238,7 @@ pub fn search(
                 symbol: super::named::best_symbol(candidate, &wanted, &corpus),
                 ranked_down: scored.ranked_down,
                 similarity: similarities[scored.candidate],
+                signals: scored.signals,
             }
         })
         .collect();
@@ -251,6 +254,7 @@ pub fn search(
             symbol: super::named::best_symbol(candidate, &wanted, &corpus),
             ranked_down: false,
             similarity: None,
+            signals: Default::default(),
         })
     };
     let with_vectors: Option<Vec<(&Part, &Vectors)>> = parts
@@ -548,6 +552,7 @@ pub mod test_hits {
             symbol: None,
             ranked_down: false,
             similarity,
+            signals: Default::default(),
         }
     }
 

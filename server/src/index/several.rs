@@ -16,8 +16,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::{self, Part};
 use super::{
-    analyze, lock, past_changes, semantic, symbol_table, Bounds, Counts, Coverage, IndexedSymbol,
-    Progress, Ranking, RefreshReport, RetrievalHit, RetrievalIndex,
+    analyze, features, lock, past_changes, semantic, symbol_table, Bounds, Counts, Coverage,
+    IndexedSymbol, Progress, Ranking, RefreshReport, RetrievalHit, RetrievalIndex,
 };
 use crate::syntax::Symbol;
 use crate::workspace::{project_root, Workspace};
@@ -101,6 +101,14 @@ impl WorkspaceIndex {
     /// Best chunks for a natural-language question, best first.
     pub fn search(&self, query: &str, limit: usize) -> Vec<RetrievalHit> {
         self.search_with(query, limit, Ranking::Tuned)
+    }
+
+    /// The learned ranker's features of the files a search of `query` finds, the
+    /// lexical ranking's first `limit` chunks and the files past changes vote for
+    /// (`features.rs`; `copilot-ls dev features`).
+    pub fn file_features(&self, query: &str, limit: usize) -> Vec<features::FileFeatures> {
+        let roots: Vec<(&str, &RetrievalIndex)> = self.prefixed().collect();
+        file_features(&roots, query, limit)
     }
 
     /// `search` with a chosen ranking (see [`RetrievalIndex::search_with`]).
@@ -249,10 +257,42 @@ pub(super) fn search_roots(
     limit: usize,
     ranking: Ranking,
 ) -> Vec<RetrievalHit> {
-    let Some((_, first)) = roots.first() else {
-        return Vec::new();
+    let evidence = search::Evidence {
+        past: past_changes_of(roots, query, ranking),
+        semantic: match ranking {
+            Ranking::Tuned => semantic::Semantic::for_question(query),
+            Ranking::PlainBm25 => None,
+        },
     };
-    let held: Vec<Held> = roots
+    let held = hold(roots);
+    let found = found_in(roots, &held, query, limit, ranking, &evidence);
+    hits(roots, &held, found)
+}
+
+/// The learned ranker's features of the files a question's search finds (`features.rs`):
+/// the lexical ranking's first `limit` chunks, and the files past changes vote for, each
+/// as numbers of its own rather than fused.
+pub(super) fn file_features(
+    roots: &[(&str, &RetrievalIndex)],
+    query: &str,
+    limit: usize,
+) -> Vec<features::FileFeatures> {
+    let past = past_changes_of(roots, query, Ranking::Tuned);
+    let lexical = search::Evidence {
+        past: search::PastChanges {
+            voted: Vec::new(),
+            fusion: past.fusion,
+        },
+        semantic: None,
+    };
+    let held = hold(roots);
+    let found = found_in(roots, &held, query, limit, Ranking::Tuned, &lexical);
+    features::of_files(&found, &past.voted, &super::query::parse(query))
+}
+
+/// Every root's searchers, held for one search.
+fn hold(roots: &[(&str, &RetrievalIndex)]) -> Vec<Held> {
+    roots
         .iter()
         .map(|(_, index)| Held {
             searcher: index.inner.store().reader.searcher(),
@@ -261,10 +301,24 @@ pub(super) fn search_roots(
                 .overlay()
                 .map(|o| (o.store.reader.searcher(), lock(&o.hidden).clone())),
         })
-        .collect();
+        .collect()
+}
+
+/// The ranked chunks of every root together (empty when the search fails).
+fn found_in(
+    roots: &[(&str, &RetrievalIndex)],
+    held: &[Held],
+    query: &str,
+    limit: usize,
+    ranking: Ranking,
+    evidence: &search::Evidence,
+) -> Vec<search::Found> {
+    let Some((_, first)) = roots.first() else {
+        return Vec::new();
+    };
     // Each root's index, then its layer (which replaces the paths it hides there).
     let mut parts: Vec<Part> = Vec::new();
-    for ((prefix, _), held) in roots.iter().zip(&held) {
+    for ((prefix, _), held) in roots.iter().zip(held) {
         parts.push(Part {
             searcher: &held.searcher,
             hidden: held.layer.as_ref().map(|(_, hidden)| hidden),
@@ -278,30 +332,35 @@ pub(super) fn search_roots(
             });
         }
     }
-    let evidence = search::Evidence {
-        past: past_changes_of(roots, query, ranking),
-        semantic: match ranking {
-            Ranking::Tuned => semantic::Semantic::for_question(query),
-            Ranking::PlainBm25 => None,
-        },
-    };
     // Every root's schema is the one this binary writes, so one root's fields name
     // every root's.
     let fields = &first.inner.fields;
     let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        search::search(&parts, fields, query, limit, ranking, &evidence)
+        search::search(&parts, fields, query, limit, ranking, evidence)
     }));
-    let found = match found {
+    match found {
         Ok(Ok(found)) => found,
         Ok(Err(error)) => {
             tracing::warn!("index search failed: {error}");
-            return Vec::new();
+            Vec::new()
         }
         Err(_) => {
             tracing::warn!("index search panicked; the index is likely corrupt");
-            return Vec::new();
+            Vec::new()
         }
+    }
+}
+
+/// The chunks found, with their text as the files hold it now.
+fn hits(
+    roots: &[(&str, &RetrievalIndex)],
+    held: &[Held],
+    found: Vec<search::Found>,
+) -> Vec<RetrievalHit> {
+    let Some((_, first)) = roots.first() else {
+        return Vec::new();
     };
+    let fields = &first.inner.fields;
     // A file with several hits is read once.
     type File = Option<(String, Option<Arc<Vec<Symbol>>>)>;
     let mut files: FxHashMap<String, File> = FxHashMap::default();

@@ -71,6 +71,7 @@ pub fn diversify(
         /// Picks of the chunk's file when `score` was computed.
         seen: i32,
         ranked_down: bool,
+        signals: super::rank::Signals,
     }
     impl Eq for Entry {}
     impl PartialOrd for Entry {
@@ -95,6 +96,7 @@ pub fn diversify(
             candidate: s.candidate,
             seen: 0,
             ranked_down: s.ranked_down,
+            signals: s.signals,
         })
         .collect();
     let mut picked_per_file: HashMap<&str, i32> = HashMap::new();
@@ -111,6 +113,7 @@ pub fn diversify(
                 candidate: entry.candidate,
                 score: entry.score,
                 ranked_down: entry.ranked_down,
+                signals: entry.signals,
             });
         } else {
             heap.push(Entry {
