@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The learned ranker's training rows: for each mined query (mine.py), the features of
+its candidate files as the binary computes them (`copilot-ls dev features`, one function
+for the product and for training), each labelled 1 when the query's commit changed it.
+
+For each repository and snapshot, a checkout of the snapshot (a shared clone of the
+mirror, HEAD detached at the snapshot, so no commit after it can vote) is indexed with
+its history, and all the snapshot's queries go through one `dev features` process. Rows
+are cached per (repository, snapshot) under .tmp/rank/features/ (gzip JSON lines: one
+object per query, `{commit, split, language, names, files: [{path, values, label}]}`);
+a cached snapshot is skipped, so a run can stop at any point and resume. The checkouts
+and their indexes are removed after use: only the rows are kept.
+
+Usage: features.py [--binary BIN] [--repos N] [--only OWNER/NAME] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+QUERIES = REPO / ".tmp" / "rank" / "queries"
+OUT = REPO / ".tmp" / "rank" / "features"
+MIRRORS = Path("/work/.mirror")
+
+
+def mirror_of(name: str) -> Path | None:
+    base = MIRRORS / name.replace("/", "+")
+    for candidate in (base / "repo", base):
+        if (candidate / "objects").is_dir() or (candidate / "HEAD").is_file():
+            return candidate
+    found = list(base.glob("**/objects"))
+    return found[0].parent if found else None
+
+
+def read_queries(path: Path):
+    meta, queries = None, []
+    with open(path) as f:
+        for line in f:
+            record = json.loads(line)
+            if "meta" in record:
+                meta = record["meta"]
+            else:
+                queries.append(record)
+    return meta, queries
+
+
+def checkout(mirror: Path, snapshot: str, into: Path) -> None:
+    subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(mirror), str(into)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    subprocess.run(["git", "-C", str(into), "checkout", "--quiet", "--detach", snapshot],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def features_for(binary: str, workspace: Path, cache: Path, questions: list[str], limit: int):
+    env = dict(os.environ, COPILOT_LS_CACHE_DIR=str(cache), COPILOT_LS_LOG="error")
+    lines = "".join(json.dumps(q) + "\n" for q in questions)
+    done = subprocess.run([binary, "dev", "features", "--workspace", str(workspace), "--limit", str(limit)],
+                          input=lines, capture_output=True, text=True, env=env, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=str(REPO / "target" / "release" / "copilot-ls"))
+    parser.add_argument("--repos", type=int, default=0, help="stop after this many repositories (0: all)")
+    parser.add_argument("--only", default="", help="one repository, OWNER/NAME")
+    parser.add_argument("--limit", type=int, default=200, help="lexical chunks read per query")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    files = sorted(QUERIES.glob("*.jsonl"))
+    if args.only:
+        files = [f for f in files if f.stem == args.only.replace("/", "+")]
+    done_repos = 0
+    for path in files:
+        meta, queries = read_queries(path)
+        if not meta or not queries:
+            continue
+        mirror = mirror_of(meta["repo"])
+        if mirror is None:
+            print(f"{meta['repo']}: no mirror under {MIRRORS}", file=sys.stderr)
+            continue
+        by_snapshot: dict[str, list[dict]] = {}
+        for query in queries:
+            by_snapshot.setdefault(query["snapshot"], []).append(query)
+        for snapshot, chosen in by_snapshot.items():
+            out = OUT / f"{path.stem}+{snapshot[:12]}.jsonl.gz"
+            if out.exists():
+                continue
+            started = time.time()
+            with tempfile.TemporaryDirectory(prefix="rank-") as scratch:
+                workspace, cache = Path(scratch) / "checkout", Path(scratch) / "cache"
+                try:
+                    checkout(mirror, snapshot, workspace)
+                    results = features_for(args.binary, workspace, cache,
+                                           [q["query"] for q in chosen], args.limit)
+                except subprocess.CalledProcessError as error:
+                    print(f"{meta['repo']} {snapshot[:12]}: {error} {error.stderr[-500:] if error.stderr else ''}",
+                          file=sys.stderr)
+                    continue
+            partial = out.with_suffix(".partial")
+            kept = 0
+            with gzip.open(partial, "wt") as f:
+                for query, result in zip(chosen, results):
+                    if not result:
+                        continue
+                    answers = set(query["answer"])
+                    rows = [{"path": c["path"], "values": c["values"], "label": int(c["path"] in answers)}
+                            for c in result["files"]]
+                    f.write(json.dumps({
+                        "repo": meta["repo"], "commit": query["commit"], "split": meta["split"],
+                        "language": meta["language"], "names": result["names"],
+                        "featureSet": result["featureSet"], "answers": sorted(answers), "files": rows,
+                    }) + "\n")
+                    kept += 1
+            os.replace(partial, out)
+            print(f"{meta['repo']} {snapshot[:12]}: {kept} queries in {time.time() - started:.1f} s", flush=True)
+        done_repos += 1
+        if args.repos and done_repos >= args.repos:
+            break
+    shutil.rmtree(OUT / "tmp", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
