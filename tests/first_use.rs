@@ -14,6 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use copilot_ls_test_support::git_repo::GitRepo;
 use copilot_ls_test_support::lsp_client::LspClient;
 use copilot_ls_test_support::process::{run_bounded, Run};
 use copilot_ls_test_support::workspace::snapshot;
@@ -165,6 +166,73 @@ fn no_wait_answers_from_a_held_build_and_says_how_much_it_saw() {
         "{result}"
     );
     assert!(cited.iter().all(|p| p.starts_with("src/")), "{cited:?}");
+}
+
+/// Section 11: the command line's wait ends when the files are indexed; the history is
+/// read after, and an answer given before it is read says so (its first line, and
+/// `AskResult.index.history`). The history's read is held (`COPILOT_LS_TEST_HISTORY_HOLD`)
+/// so the ask comes before it on any machine; once the gate is open the next ask has it.
+#[test]
+fn the_command_line_answers_before_the_history_is_read_and_says_so() {
+    let scratch = tempfile::tempdir().unwrap();
+    let repo = GitRepo::init(scratch.path().join("repo"), scratch.path().join("home"));
+    repo.commit(
+        "src/answer.rs",
+        "/// Picks the zanzibar route for a parcel.\npub fn zanzibar_route(parcel: u32) -> u32 {\n    parcel * 2\n}\n",
+        "Pick the zanzibar route by the parcel's weight",
+    );
+    repo.commit(
+        "src/other.rs",
+        "pub fn other() -> u32 {\n    1\n}\n",
+        "Add another helper",
+    );
+    let cache = scratch.path().join("cache");
+    let gate = scratch.path().join("gate");
+    let env = [
+        ("COPILOT_LS_CACHE_DIR", cache.to_str().unwrap()),
+        ("COPILOT_LS_TEST_HISTORY_HOLD", gate.to_str().unwrap()),
+    ];
+    let question = "where is the zanzibar route picked?";
+    let notice = "The repository's history is still being read; this answer does not draw on past changes yet.";
+
+    let out = run(&["ask", "--json", question], &repo.path, &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let result: Value = serde_json::from_str(&out.stdout).expect("one AskResult");
+    assert_eq!(
+        result["index"],
+        json!({"complete": true, "filesIndexed": 2, "filesTotal": 2,
+               "history": {"complete": false, "commits": 0}}),
+        "{result}"
+    );
+    let answer = result["answer"].as_str().unwrap();
+    assert!(answer.starts_with(&format!("{notice}\n")), "{answer}");
+    assert_eq!(
+        cited_paths(&result).first().map(String::as_str),
+        Some("src/answer.rs"),
+        "{result}"
+    );
+    // The text form says it on its first line too.
+    let out = run(&["ask", question], &repo.path, &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout.lines().next(), Some(notice), "{}", out.stdout);
+
+    // The history read (by `index`, which waits for it), the next answer draws on it
+    // and says nothing of it.
+    std::fs::write(&gate, "").unwrap();
+    let out = run(&["index"], &repo.path, &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let out = run(&["ask", "--json", question], &repo.path, &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let result: Value = serde_json::from_str(&out.stdout).expect("one AskResult");
+    assert_eq!(
+        result["index"]["history"],
+        json!({"complete": true, "commits": 2}),
+        "{result}"
+    );
+    assert!(
+        !result["answer"].as_str().unwrap().contains(notice),
+        "{result}"
+    );
 }
 
 #[test]

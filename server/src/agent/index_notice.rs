@@ -1,6 +1,7 @@
 //! The line an answer starts with when its search could not see the whole workspace: the
-//! index was still being built, or the folder is one copilot-ls does not index (`/`, a
-//! home directory). An answer from a half-built index must never pass for a complete one.
+//! index was still being built, the repository's history was not read yet, or the folder
+//! is one copilot-ls does not index (`/`, a home directory). An answer from a half-built
+//! index must never pass for a complete one.
 
 use crate::index::Coverage;
 use crate::text::thousands;
@@ -19,6 +20,13 @@ impl IndexState {
     pub fn notice(&self) -> Option<String> {
         match self {
             IndexState::Indexed(coverage) if !coverage.complete => Some(building(coverage)),
+            IndexState::Indexed(Coverage {
+                history: Some(history),
+                ..
+            }) if history.pending => Some(
+                "The repository's history is still being read; this answer does not draw on past changes yet."
+                    .to_string(),
+            ),
             IndexState::Indexed(_) => None,
             IndexState::NotIndexed(why) => Some(format!(
                 "{why}; this answer comes from reading and searching files on demand, without the index."
@@ -64,6 +72,7 @@ mod tests {
             files_indexed: 2_310,
             files_total: 6_712,
             definitions: None,
+            history: None,
         });
         assert_eq!(
             building.notice().as_deref(),
@@ -75,6 +84,7 @@ mod tests {
             files_indexed: 6_712,
             files_total: 6_712,
             definitions: Some((100, 4_000)),
+            history: None,
         });
         assert_eq!(
             parsing.notice().as_deref(),
@@ -85,8 +95,26 @@ mod tests {
             files_indexed: 3,
             files_total: 3,
             definitions: None,
+            history: None,
         });
         assert_eq!(done.notice(), None);
         assert!(!done.still_building());
+        // The files are all indexed, the history's first read is still under way.
+        let reading = IndexState::Indexed(Coverage {
+            complete: true,
+            files_indexed: 3,
+            files_total: 3,
+            definitions: None,
+            history: Some(crate::index::HistoryCoverage {
+                commits: 0,
+                complete: false,
+                pending: true,
+            }),
+        });
+        assert_eq!(
+            reading.notice().as_deref(),
+            Some("The repository's history is still being read; this answer does not draw on past changes yet.")
+        );
+        assert!(!reading.still_building());
     }
 }

@@ -23,7 +23,8 @@ pub mod vote;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Condvar, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
@@ -148,6 +149,9 @@ pub struct History {
     renamed: RwLock<Option<FxHashMap<String, String>>>,
     /// Why the history could not be read at all, when it could not (no repository, off).
     unavailable: RwLock<Option<Reason>>,
+    /// Reads finished (or given up) in this process, for `wait_first_read`.
+    reads: Mutex<u64>,
+    read_ended: Condvar,
 }
 
 impl History {
@@ -169,6 +173,8 @@ impl History {
             refreshing: Mutex::new(()),
             renamed: RwLock::new(None),
             unavailable: RwLock::new((!options.enabled).then_some(Reason::Off)),
+            reads: Mutex::new(0),
+            read_ended: Condvar::new(),
         }
     }
 
@@ -204,6 +210,40 @@ impl History {
         }
     }
 
+    /// Whether the first read of HEAD's history is still to come or under way: nothing
+    /// has been read, and nothing says it cannot be (off, no repository). An answer given
+    /// now draws on no past change, and says so.
+    pub fn pending(&self) -> bool {
+        self.enabled()
+            && read(&self.unavailable).is_none()
+            && read(&self.store).meta.head.is_none()
+    }
+
+    /// Waits at most `timeout` for the first read (`pending`) to end; whether it has.
+    /// A test's hold on the read (`COPILOT_LS_TEST_HISTORY_HOLD`) is not waited for: the
+    /// ask then comes exactly before the history, whatever the machine's speed.
+    pub fn wait_first_read(&self, timeout: Duration) -> bool {
+        if test_hold().is_some_and(|gate| !gate.exists()) {
+            return !self.pending();
+        }
+        let deadline = Instant::now().checked_add(timeout);
+        let mut reads = lock(&self.reads);
+        while self.pending() {
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if left.is_zero() {
+                return false;
+            }
+            reads = self
+                .read_ended
+                .wait_timeout(reads, left)
+                .map(|(guard, _)| guard)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+        true
+    }
+
     /// Whether there is anything to search.
     pub fn is_empty(&self) -> bool {
         !self.enabled() || read(&self.unavailable).is_some() || read(&self.store).count() == 0
@@ -213,15 +253,30 @@ impl History {
     /// those no longer reachable (a rebase, a checkout of an older commit) are dropped.
     pub fn refresh(&self) {
         let _one = lock(&self.refreshing);
+        if let Some(gate) = test_hold() {
+            while !gate.exists() {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         self.read_new();
+        self.read_ended();
     }
 
-    /// `refresh`, unless one is running (the first, cold read): an ask never waits for
-    /// it.
+    /// `refresh`, unless one is running (the first, cold read) or a test holds it: an
+    /// ask never waits for it.
     pub fn refresh_if_idle(&self) {
+        if test_hold().is_some_and(|gate| !gate.exists()) {
+            return;
+        }
         if let Ok(_one) = self.refreshing.try_lock() {
             self.read_new();
+            self.read_ended();
         }
+    }
+
+    fn read_ended(&self) {
+        *lock(&self.reads) += 1;
+        self.read_ended.notify_all();
     }
 
     /// `refresh`'s work, with the refresh lock held.
@@ -430,6 +485,15 @@ impl History {
         }
         read(&self.renamed).as_ref()?.get(path).cloned()
     }
+}
+
+/// A test's hold on reading the history, for end-to-end tests of answers given before
+/// it is read, which must not depend on timing: `COPILOT_LS_TEST_HISTORY_HOLD=PATH`
+/// makes `refresh` wait until `PATH` exists before it reads. Unset, it costs a lookup.
+fn test_hold() -> Option<PathBuf> {
+    std::env::var_os("COPILOT_LS_TEST_HISTORY_HOLD")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 /// A commit time as people read it: `YYYY-MM-DD`, in UTC.

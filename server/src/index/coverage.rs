@@ -18,6 +18,52 @@ pub struct Coverage {
     /// While the second phase runs: (files whose definitions are read, files with a
     /// grammar to parse).
     pub definitions: Option<(usize, usize)>,
+    /// The repository's history, read after the files: `None` when no root has one to
+    /// read (not a repository, turned off, no commits yet).
+    pub history: Option<HistoryCoverage>,
+}
+
+/// How much of the roots' history an ask could draw on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HistoryCoverage {
+    /// Commits held, over every root.
+    pub commits: usize,
+    /// Every root's history is read in full (section 10's `complete`: false for a read
+    /// only in part, a shallow clone or the bound, too).
+    pub complete: bool,
+    /// Some root's first read has not ended yet: an answer now draws on none of its
+    /// past changes.
+    pub pending: bool,
+}
+
+impl HistoryCoverage {
+    /// One root's history as an ask sees it; `None` when it has none to read.
+    pub fn of(history: &crate::history::History) -> Option<HistoryCoverage> {
+        use crate::history::Reason;
+        let pending = history.pending();
+        let state = history.state();
+        if matches!(
+            state.reason,
+            Some(Reason::Off | Reason::NoRepository | Reason::UnbornHead)
+        ) && state.commits == 0
+        {
+            return None;
+        }
+        Some(HistoryCoverage {
+            commits: state.commits,
+            complete: state.complete && !pending,
+            pending,
+        })
+    }
+
+    /// Two roots' together.
+    pub fn and(self, other: HistoryCoverage) -> HistoryCoverage {
+        HistoryCoverage {
+            commits: self.commits + other.commits,
+            complete: self.complete && other.complete,
+            pending: self.pending || other.pending,
+        }
+    }
 }
 
 impl Coverage {
@@ -69,6 +115,7 @@ impl CoverageState {
             files_indexed: indexed,
             files_total: total,
             definitions,
+            history: None,
         }
     }
 

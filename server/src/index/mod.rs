@@ -75,7 +75,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use self::analyze::{analyze, Definitions, FileStamp, EDITOR_SIZE};
 pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
 use self::coverage::CoverageState;
-pub use self::coverage::{Counts, Coverage};
+pub use self::coverage::{Counts, Coverage, HistoryCoverage};
 pub use self::rank::Ranking;
 pub use self::related::{RelatedError, RelatedPlace};
 use self::schema::Fields;
@@ -272,7 +272,10 @@ impl RetrievalIndex {
 
     /// How much of the workspace a search sees now.
     pub fn coverage(&self) -> Coverage {
-        self.inner.coverage.snapshot()
+        Coverage {
+            history: HistoryCoverage::of(&self.inner.history),
+            ..self.inner.coverage.snapshot()
+        }
     }
 
     /// Why the index could not be kept on disk, if it could not: set when it was opened

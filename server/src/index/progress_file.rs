@@ -42,6 +42,7 @@ pub fn read(dir: &Path) -> Option<Coverage> {
         files_indexed: number("filesIndexed")?,
         files_total: number("filesTotal")?,
         definitions: None,
+        history: None,
     })
 }
 
@@ -58,6 +59,7 @@ mod tests {
             files_indexed: 10,
             files_total: 40,
             definitions: None,
+            history: None,
         };
         write(dir.path(), &coverage);
         assert_eq!(read(dir.path()), Some(coverage));

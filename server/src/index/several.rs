@@ -168,6 +168,10 @@ impl WorkspaceIndex {
                 let (r, a) = definitions.unwrap_or((0, 0));
                 definitions = Some((r + read, a + all));
             }
+            total.history = match (total.history, coverage.history) {
+                (Some(a), Some(b)) => Some(a.and(b)),
+                (a, b) => a.or(b),
+            };
         }
         total.definitions = definitions;
         total

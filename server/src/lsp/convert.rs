@@ -212,6 +212,10 @@ fn index_coverage(state: &IndexState) -> wire::IndexCoverage {
             complete: coverage.complete,
             files_indexed: coverage.files_indexed as u64,
             files_total: coverage.files_total as u64,
+            history: coverage.history.map(|history| wire::HistoryCoverage {
+                complete: history.complete,
+                commits: history.commits as u64,
+            }),
         },
         IndexState::NotIndexed(_) => wire::IndexCoverage::default(),
     }

@@ -52,6 +52,17 @@ pub struct IndexCoverage {
     pub complete: bool,
     pub files_indexed: u64,
     pub files_total: u64,
+    /// v5: the repository's history, when a root has one to read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryCoverage>,
+}
+
+/// v5: how much of the history the ask could draw on (`complete` as in `index --json`).
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryCoverage {
+    pub complete: bool,
+    pub commits: u64,
 }
 
 /// Summed over the ask's model calls, retries included.

@@ -23,6 +23,10 @@ pub(super) type Candidates = fn(&dyn Fn(usize) -> Vec<RetrievalHit>) -> Vec<Retr
 /// from what is indexed so far: small workspaces are always complete, a huge one never
 /// holds the answer up for long.
 const INDEX_WAIT: Duration = Duration::from_secs(2);
+/// How long an ask whose files are all indexed waits for the first read of the
+/// repository's history before it answers without it (and says so): a short history is
+/// read within it, a long one never holds the answer up for long.
+const HISTORY_WAIT: Duration = Duration::from_secs(1);
 
 /// The workspace index and the document versions it has seen, opened on first use.
 #[derive(Default)]
@@ -81,9 +85,11 @@ impl Session {
         });
     }
 
-    /// Brings the workspace index fully up to date now, reporting as it goes: for the
-    /// command line, whose asks must not answer from a half-built index. Returns the
-    /// coverage reached and the index's fault, if any.
+    /// Brings the workspace index's files up to date now (text and definitions),
+    /// reporting as it goes, for the command line, whose asks must not answer from a
+    /// half-built index. The history is read after, on a thread of its own: the answer
+    /// waits for it at most `HISTORY_WAIT` and otherwise says it came before it.
+    /// Returns the coverage reached.
     pub async fn prepare_index(&self, events: IndexEvents) -> Option<workspace_index::Coverage> {
         let workspace = self.workspace()?;
         let state = self.retrieval.clone();
@@ -92,9 +98,13 @@ impl Session {
                 Ok(index) => {
                     let claimed = claim_refreshes(&index);
                     if !claimed.is_empty() {
-                        refresh(&claimed, &events);
+                        refresh_files(&claimed, &events);
+                        // A plain thread, not the runtime's: a process done with its
+                        // answer exits without waiting for a long history.
+                        std::thread::spawn(move || read_history(&claimed));
                     }
                     index.wait_ready(Duration::MAX);
+                    wait_for_history(&index);
                     Some(index.coverage())
                 }
                 Err(why) => {
@@ -170,6 +180,7 @@ impl Session {
                 std::thread::spawn(move || refresh(&claimed, &events));
             }
             index.wait_ready(INDEX_WAIT);
+            wait_for_history(&index);
             let changes = pending_changes(&state, &workspace, &documents, &changed_on_disk);
             apply_by_root(&index, changes);
             // A commit made since the last ask (HEAD moved) is read now, cheaply.
@@ -316,10 +327,32 @@ fn claim_refreshes(index: &WorkspaceIndex) -> Vec<RetrievalIndex> {
         .collect()
 }
 
-/// Brings each root's index up to date with the disk, one after the other, reporting
+/// Brings each root's index up to date with the disk, files then history
+/// (`refresh_files`, `read_history`).
+fn refresh(indexes: &[RetrievalIndex], events: &IndexEvents) {
+    refresh_files(indexes, events);
+    read_history(indexes);
+}
+
+/// The first read of every root's history, waited for at most `HISTORY_WAIT` in all
+/// (only once the files are indexed: during their build nothing is waited for).
+fn wait_for_history(index: &WorkspaceIndex) {
+    if !index.coverage().complete {
+        return;
+    }
+    let deadline = std::time::Instant::now() + HISTORY_WAIT;
+    for root in index.roots() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if !root.history().wait_first_read(left) {
+            return;
+        }
+    }
+}
+
+/// Brings each root's files up to date with the disk, one after the other, reporting
 /// to `events` as one refresh (`index::refresh_in_turn`); a disk that refuses an index
 /// moves it to memory (told once as `IndexEvent::InMemory`).
-fn refresh(indexes: &[RetrievalIndex], events: &IndexEvents) {
+fn refresh_files(indexes: &[RetrievalIndex], events: &IndexEvents) {
     let faulted: Vec<bool> = indexes
         .iter()
         .map(|index| index.fault().is_some())
@@ -338,8 +371,11 @@ fn refresh(indexes: &[RetrievalIndex], events: &IndexEvents) {
         }
     }
     events(IndexEvent::Done(report));
-    // After the files are done and said to be: the history never delays them. The
-    // command line's asks wait for it too (their refresh returns after it).
+}
+
+/// Each root's history brought up to date with HEAD: after the files are done and said
+/// to be, so the history never delays them.
+fn read_history(indexes: &[RetrievalIndex]) {
     for index in indexes {
         index.history().refresh();
     }
