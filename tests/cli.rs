@@ -355,3 +355,63 @@ fn ask_with_a_provider_prints_answer_and_citation_lines_or_fails_with_exit_1() {
     assert!(stderr.contains("provider returned 401"), "{stderr}");
     assert!(!stderr.contains("sk-cli-secret") && !stdout(&output).contains("sk-cli-secret"));
 }
+
+/// Section 11: text-mode `ask` prints each suggested edit after the citation lines, as a
+/// unified diff headed `edit <path>:<line>-<endLine>`, and never writes the file;
+/// `--json` is unchanged (the edit is in `edits`).
+#[test]
+fn ask_prints_each_suggested_edit_as_a_diff_and_writes_nothing() {
+    let script = json!({"steps": [
+        {"tool_calls": [{"id": "1", "name": "propose_edit", "arguments": {
+            "path": "src/config.rs",
+            "old_text": "            burst: read(\"TOLLBOOTH_BURST\", 10),\n",
+            "new_text": "            burst: read(\"TOLLBOOTH_BURST\", 20),\n",
+            "title": "Raise the default burst"}}]},
+        {"tool_calls": [{"id": "2", "name": "answer", "arguments": {"answer": "Raise the burst.", "citations": [{"path": "src/config.rs", "line": 15, "note": "the burst"}]}}]}
+    ]});
+    let ws = temp_workspace();
+    let before = std::fs::read_to_string(ws.path().join("src/config.rs")).unwrap();
+    let fake = FakeProvider::start(script.clone());
+    let base_url = fake.openai_base_url();
+    let env = [
+        ("COPILOT_LS_PROVIDER", "openai"),
+        ("COPILOT_LS_BASE_URL", base_url.as_str()),
+        ("OPENAI_API_KEY", "sk-test"),
+    ];
+    let output = run(&["ask", "How big is a burst?"], ws.path(), &env);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        stdout(&output),
+        "Raise the burst.\n\nsrc/config.rs:15: the burst\n\n\
+         edit src/config.rs:15-15: Raise the default burst\n\
+         --- a/src/config.rs\n\
+         +++ b/src/config.rs\n\
+         @@ -12,7 +12,7 @@\n\
+         \x20    pub fn from_env() -> Config {\n\
+         \x20        Config {\n\
+         \x20            port: read(\"TOLLBOOTH_PORT\", 8080),\n\
+         -            burst: read(\"TOLLBOOTH_BURST\", 10),\n\
+         +            burst: read(\"TOLLBOOTH_BURST\", 20),\n\
+         \x20            requests_per_second: read(\"TOLLBOOTH_RPS\", 5),\n\
+         \x20        }\n\
+         \x20    }\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("src/config.rs")).unwrap(),
+        before,
+        "the command line never writes"
+    );
+    // `--json`: the one AskResult, the edit in `edits`, no diff text around it.
+    let fake = FakeProvider::start(script);
+    let base_url = fake.openai_base_url();
+    let env = [
+        ("COPILOT_LS_PROVIDER", "openai"),
+        ("COPILOT_LS_BASE_URL", base_url.as_str()),
+        ("OPENAI_API_KEY", "sk-test"),
+    ];
+    let output = run(&["ask", "--json", "How big is a burst?"], ws.path(), &env);
+    assert!(output.status.success(), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).expect("exactly one JSON object");
+    assert_eq!(result["edits"][0]["title"], "Raise the default burst");
+    assert_eq!(result["edits"][0]["path"], "src/config.rs");
+}

@@ -92,6 +92,11 @@ pub async fn run(
             let note = citation.note.as_deref().unwrap_or("");
             let _ = writeln!(stdout, "{}:{}: {}", citation.path, citation.line, note);
         }
+        // Each suggested edit as a unified diff, never applied (section 11).
+        for edit in &outcome.outcome.edits {
+            let _ = writeln!(stdout);
+            let _ = write!(stdout, "{}", super::edit_diff::edit_block(&edit.edit));
+        }
     }
     let _ = stdout.flush();
     ExitCode::SUCCESS

@@ -7,6 +7,7 @@ mod acp;
 mod ask;
 mod dev;
 mod doctor;
+mod edit_diff;
 mod index;
 mod index_progress;
 mod mcp;
