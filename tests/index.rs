@@ -142,7 +142,7 @@ fn every_count_of_files_counts_the_same_files() {
     ));
     assert!(
         text.stdout
-            .starts_with(&format!("{files} files (1 of them binary), ")),
+            .starts_with(&format!("{files} files indexed (1 of them binary), ")),
         "{}",
         text.stdout
     );
@@ -499,5 +499,56 @@ fn a_file_reached_through_a_symlink_is_indexed_under_one_path() {
         cited.iter().filter(|p| **p == "lib/vault.py").count(),
         1,
         "{answer}"
+    );
+}
+
+/// The human lines name the numbers of `--json` in its words: `files` indexed,
+/// `filesRead` read by this run (a second run after one change reads one file of the
+/// many it holds), and the size on disk in KB or MB, not raw bytes.
+#[test]
+fn the_human_lines_say_files_indexed_and_files_read_as_the_json_does() {
+    let ws = temp_workspace();
+    let cache = tempfile::tempdir().unwrap();
+    let root = ws.path().to_str().unwrap();
+    let cold = finish(start(&["index", "--workspace", root], cache.path()));
+    assert_eq!(cold.code, Some(0), "{}", cold.stderr);
+    let config = ws.path().join("src/config.rs");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}// one more line\n")).unwrap();
+    date_back(&config);
+    let warm = finish(start(&["index", "--workspace", root], cache.path()));
+    assert_eq!(warm.code, Some(0), "{}", warm.stderr);
+    let report = index(ws.path(), cache.path());
+    assert_eq!(report["filesRead"], 0, "{report}");
+    let lines: Vec<&str> = warm.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", warm.stdout);
+    assert!(
+        lines[0].starts_with(&format!(
+            "{} files indexed, {} chunks, {} symbols, ",
+            report["files"], report["chunks"], report["symbols"]
+        )),
+        "{}\n{report}",
+        warm.stdout
+    );
+    assert!(
+        lines[1].starts_with("1 file read by this run in "),
+        "{}",
+        warm.stdout
+    );
+    let cold_read = cold.stdout.lines().nth(1).unwrap_or_default().to_string();
+    assert!(
+        cold_read.starts_with(&format!("{} files read by this run in ", report["files"])),
+        "{}",
+        cold.stdout
+    );
+    // `703.1 KB on disk at …`: a number with one decimal and a unit.
+    let (size, unit) = lines[2]
+        .split_once(" on disk at ")
+        .and_then(|(size, _)| size.split_once(' '))
+        .unwrap_or_else(|| panic!("{}", warm.stdout));
+    assert!(
+        ["KB", "MB"].contains(&unit) && size.parse::<f64>().is_ok() && size.contains('.'),
+        "{}",
+        warm.stdout
     );
 }

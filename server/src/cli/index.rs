@@ -12,6 +12,7 @@ use super::index_progress::IndexProgress;
 use crate::index::{
     cache_dir_from_env, Bounds, Location, RefreshReport, RetrievalIndex, WorkspaceIndex,
 };
+use crate::text::{count, size, thousands};
 use crate::workspace::{NoDocuments, Workspace};
 
 pub fn run(workspace: Vec<PathBuf>, json: bool) -> ExitCode {
@@ -41,7 +42,8 @@ pub fn run(workspace: Vec<PathBuf>, json: bool) -> ExitCode {
         .enumerate()
         .map(|(i, root)| (workspace.sandbox.prefix(i), root.index.clone()))
         .collect();
-    shown.finish(Some(&WorkspaceIndex::of_roots(indexes)));
+    let read = roots.iter().map(|root| root.report.files_read).sum();
+    shown.finish_read(Some(&WorkspaceIndex::of_roots(indexes)), Some(read));
     let mut stdout = std::io::stdout().lock();
     let written = if json {
         let result = match &roots[..] {
@@ -162,22 +164,27 @@ impl Indexed {
         };
         let history = index.history().state();
         let history = match history.reason {
-            None => format!("{} commits of history", history.commits),
+            None => format!("{} commits of history", thousands(history.commits)),
             Some(reason) => format!(
                 "{} commits of history (incomplete: {})",
-                history.commits,
+                thousands(history.commits),
                 reason.as_str()
             ),
         };
         let binary = match files - counts.text {
             0 => String::new(),
-            n => format!(" ({n} of them binary)"),
+            n => format!(" ({} of them binary)", thousands(n)),
         };
+        // The numbers of `--json`, in its words: `files` indexed, `filesRead` read by
+        // this run, `bytes` on disk.
         format!(
-            "{files} files{binary}, {chunks} chunks, {symbols} symbols, {history}\n{} files read in {:.2} s\n{} bytes on disk at {location}",
-            self.report.files_read,
+            "{} indexed{binary}, {} chunks, {} symbols, {history}\n{} read by this run in {:.2} s\n{} on disk at {location}",
+            count(files, "file", "files"),
+            thousands(chunks),
+            thousands(symbols),
+            count(self.report.files_read, "file", "files"),
             self.seconds,
-            index.bytes_on_disk()
+            size(index.bytes_on_disk())
         )
     }
 }

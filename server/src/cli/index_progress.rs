@@ -26,6 +26,8 @@ struct State {
     /// A progress line is on screen without its newline.
     open_line: bool,
     files: (usize, usize),
+    /// Files read from disk by this run, once the refresh said (`IndexEvent::Done`).
+    read: Option<usize>,
 }
 
 impl IndexProgress {
@@ -46,7 +48,10 @@ impl IndexProgress {
             IndexEvent::NotIndexed(why) => {
                 self.line(&format!("copilot-ls: {why}; searching files on demand"))
             }
-            IndexEvent::Done(_) => {}
+            IndexEvent::Done(report) => {
+                let mut state = crate::session::lock(&self.state);
+                *state.read.get_or_insert(0) += report.files_read;
+            }
         }
     }
 
@@ -86,8 +91,15 @@ impl IndexProgress {
     }
 
     /// The final line, after a wait of more than half a second: the files the index
-    /// holds, the number `copilot-ls index` shows (the progress counted the walk's).
+    /// holds (`files`, the number `copilot-ls index` shows; the progress counted the
+    /// walk's) and those this run read (`filesRead`), in `index --json`'s words.
     pub fn finish(&self, index: Option<&WorkspaceIndex>) {
+        let read = crate::session::lock(&self.state).read;
+        self.finish_read(index, read);
+    }
+
+    /// `finish`, with the files read by this run given.
+    pub fn finish_read(&self, index: Option<&WorkspaceIndex>, read: Option<usize>) {
         let elapsed = self.started.elapsed();
         if elapsed < QUIET_FOR {
             let state = crate::session::lock(&self.state);
@@ -98,9 +110,13 @@ impl IndexProgress {
         }
         let (_, walked) = crate::session::lock(&self.state).files;
         let files = index.map_or(walked, WorkspaceIndex::file_count);
+        let read = match read {
+            Some(read) => format!(", {} read by this run", thousands(read)),
+            None => String::new(),
+        };
         self.line(&format!(
-            "copilot-ls: indexed {} files in {:.1} s",
-            thousands(files),
+            "copilot-ls: {} indexed{read}, in {:.1} s",
+            crate::text::count(files, "file", "files"),
             elapsed.as_secs_f64()
         ));
     }

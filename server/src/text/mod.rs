@@ -33,6 +33,27 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// `1 file`, `2,310 files`: a count with its noun, singular or plural.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+/// A size as people read it: `512 bytes`, `703.1 KB`, `12.4 MB`, `1.2 GB` (powers of
+/// 1,000, as the units say).
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KB", "MB", "GB"];
+    if bytes < 1_000 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1_000.0;
+    let mut unit = 0;
+    while value >= 999.95 && unit + 1 < UNITS.len() {
+        value /= 1_000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 /// A position as the editor counts it: 0-based line, and a column in the negotiated
 /// encoding's code units.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
