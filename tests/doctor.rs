@@ -235,6 +235,136 @@ fn the_lsp_server_checks_the_settings_the_editor_sent() {
         "{found:#?}"
     );
     assert!(!result.to_string().contains(KEY));
+    // Each check carries the editor's form of its advice too (issue 55 item 10).
+    assert!(
+        result["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["editorDetail"].is_string()),
+        "{result}"
+    );
     let (status, _, _) = client.shutdown();
     assert!(status.success());
+}
+
+/// A server answering every request with `status`, recording each request line: an
+/// endpoint without a model listing (404) or refusing the key (401, 403).
+fn answering(status: &'static str) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            record.lock().unwrap().push(line.trim().to_string());
+            // The rest of the head (a GET has no body).
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                    break;
+                }
+            }
+            let body = "{\"error\":{\"message\":\"no such route\"}}";
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, seen)
+}
+
+/// Issue 55 item 11: an endpoint without `GET /models` is a warning (asks may still
+/// work), not a failure; a refused key stays a failure. The doctor sends no chat request.
+#[test]
+fn an_endpoint_without_a_model_listing_warns_and_a_refused_key_fails() {
+    let ws = temp_workspace();
+    let (url, seen) = answering("404 Not Found");
+    let env = [
+        ("OPENAI_API_KEY", KEY),
+        ("COPILOT_LS_BASE_URL", url.as_str()),
+    ];
+    let run = doctor(ws.path(), &[], &env);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(&format!(
+            "warn  endpoint: {url} cannot list models (GET /models answered 404); asks may still work"
+        )),
+        "{}",
+        run.stdout
+    );
+    let requests = seen.lock().unwrap().clone();
+    assert!(
+        !requests.is_empty() && requests.iter().all(|r| r.starts_with("GET ") && r.contains("/models")),
+        "{requests:?}"
+    );
+    for status in ["401 Unauthorized", "403 Forbidden"] {
+        let (url, _) = answering(status);
+        let env = [
+            ("OPENAI_API_KEY", KEY),
+            ("COPILOT_LS_BASE_URL", url.as_str()),
+        ];
+        let run = doctor(ws.path(), &["--json"], &env);
+        assert_eq!(run.code, Some(1), "{status}: {}", run.stdout);
+        assert_eq!(find(&checks(&run), "endpoint").1, "fail", "{}", run.stdout);
+    }
+}
+
+/// Issue 55 item 10: each check's advice in both forms: `detail` names environment
+/// variables (what the command line prints), `editorDetail` the editor's settings.
+#[test]
+fn each_check_carries_command_line_and_editor_advice() {
+    let ws = temp_workspace();
+    let json = doctor(ws.path(), &["--json"], &[]);
+    let value: Value = serde_json::from_str(&json.stdout).unwrap();
+    let provider = value["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "provider")
+        .unwrap()
+        .clone();
+    let detail = provider["detail"].as_str().unwrap();
+    let editor = provider["editorDetail"].as_str().unwrap();
+    assert!(detail.contains("COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL"), "{detail}");
+    for setting in ["copilot-ls.provider", "copilot-ls.baseUrl", "copilot-ls.apiKeyEnv"] {
+        assert!(editor.contains(setting), "{setting} in {editor}");
+    }
+    assert!(!editor.contains("COPILOT_LS_PROVIDER"), "{editor}");
+    // Every check has both; where nothing is to be set they are the same.
+    for check in value["checks"].as_array().unwrap() {
+        assert!(check["editorDetail"].is_string(), "{check}");
+    }
+    // The command line prints the command-line form.
+    let text = doctor(ws.path(), &[], &[]);
+    assert!(text.stdout.contains(detail), "{}", text.stdout);
+    assert!(!text.stdout.contains("copilot-ls.apiKeyEnv"), "{}", text.stdout);
+    // A missing key: export it (command line), or name it in copilot-ls.apiKeyEnv.
+    let env = [
+        ("COPILOT_LS_PROVIDER", "anthropic"),
+        ("COPILOT_LS_BASE_URL", "https://llm.example.invalid"),
+    ];
+    let value: Value =
+        serde_json::from_str(&doctor(ws.path(), &["--json"], &env).stdout).unwrap();
+    let key = value["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "apiKey")
+        .unwrap()
+        .clone();
+    assert!(
+        key["editorDetail"]
+            .as_str()
+            .unwrap()
+            .contains("copilot-ls.apiKeyEnv"),
+        "{key}"
+    );
 }

@@ -30,18 +30,41 @@ pub enum Status {
     Fail,
 }
 
+/// One check. Its advice comes in two forms: `detail` names what to set on the command
+/// line (environment variables), `editor_detail` what to set in an editor (the settings
+/// `copilot-ls.provider`, `copilot-ls.baseUrl`, `copilot-ls.apiKeyEnv`, …); each front
+/// end shows its own. Where the advice names nothing to set, the two are the same.
 #[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Check {
     pub name: &'static str,
     pub status: Status,
     pub detail: String,
+    pub editor_detail: String,
 }
 
 fn check(name: &'static str, status: Status, detail: impl Into<String>) -> Check {
+    let detail = detail.into();
     Check {
         name,
         status,
-        detail: detail.into(),
+        editor_detail: detail.clone(),
+        detail,
+    }
+}
+
+/// A check whose advice differs between the command line and an editor.
+fn advice(
+    name: &'static str,
+    status: Status,
+    command_line: impl Into<String>,
+    editor: impl Into<String>,
+) -> Check {
+    Check {
+        name,
+        status,
+        detail: command_line.into(),
+        editor_detail: editor.into(),
     }
 }
 
@@ -120,11 +143,17 @@ fn provider_checks(settings: &Settings, sources: &Sources<'_>) -> Vec<Check> {
         None => String::new(),
     };
     if provider == Provider::None {
-        let detail = match settings.provider {
-            Some(_) => format!("none ({provider_source}): answers list the places copilot-ls's own search finds; set provider to openai or anthropic to have a model answer"),
-            None => "none: no provider is set and neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is; answers list the places copilot-ls's own search finds. To have a model answer, set one of those keys, or COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL for a local server".into(),
+        let (command_line, editor) = match settings.provider {
+            Some(_) => (
+                format!("none ({provider_source}): answers list the places copilot-ls's own search finds; set COPILOT_LS_PROVIDER to openai or anthropic to have a model answer"),
+                format!("none ({provider_source}): answers list the places copilot-ls's own search finds; set copilot-ls.provider to openai or anthropic to have a model answer"),
+            ),
+            None => (
+                "none: no provider is set and neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is; answers list the places copilot-ls's own search finds. To have a model answer, set one of those keys, or COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL for a local server".to_string(),
+                "none: no provider is set and neither OPENAI_API_KEY nor ANTHROPIC_API_KEY is; answers list the places copilot-ls's own search finds. To have a model answer, set copilot-ls.provider (openai or anthropic) and copilot-ls.apiKeyEnv to the variable that holds your key, or copilot-ls.provider with copilot-ls.baseUrl for a local server".to_string(),
+            ),
         };
-        return vec![check("provider", Status::Warn, detail)];
+        return vec![advice("provider", Status::Warn, command_line, editor)];
     }
     let (default_url, default_model) = match provider {
         Provider::Anthropic => (DEFAULT_ANTHROPIC_URL, DEFAULT_ANTHROPIC_MODEL),
@@ -141,10 +170,11 @@ fn provider_checks(settings: &Settings, sources: &Sources<'_>) -> Vec<Check> {
             Status::Ok,
             format!("{key} is not set; none is sent, which a local server such as Ollama or llama.cpp accepts"),
         ),
-        (false, false) => check(
+        (false, false) => advice(
             "apiKey",
             Status::Fail,
-            format!("{key} is not set: export it with your key, or set apiKeyEnv to the variable that holds it"),
+            format!("{key} is not set: export it with your key"),
+            format!("{key} is not set: set it with your key in the environment the editor is started from, or set copilot-ls.apiKeyEnv to the variable that holds it"),
         ),
     };
     vec![
@@ -195,14 +225,29 @@ async fn endpoint(config: providers::ProviderConfig) -> Check {
     let (url, model) = (config.base_url.clone(), config.model.clone());
     let provider = providers::build(config);
     match tokio::time::timeout(PROBE, provider.list_models()).await {
-        Err(_) => check(
+        Err(_) => advice(
             "endpoint",
             Status::Fail,
             format!(
-                "{url} did not answer within {} s: is the server running, and is the URL right?",
+                "{url} did not answer within {} s: is the server running, and is the URL right (COPILOT_LS_BASE_URL)?",
+                PROBE.as_secs()
+            ),
+            format!(
+                "{url} did not answer within {} s: is the server running, and is the URL right (copilot-ls.baseUrl)?",
                 PROBE.as_secs()
             ),
         ),
+        // A server without a model listing (`GET /models`) may still answer asks: the
+        // doctor never sends a chat request (it would be billed), so it cannot tell.
+        Ok(Err(providers::ProviderError::Status { status, .. }))
+            if matches!(status, 404 | 405 | 501) =>
+        {
+            check(
+                "endpoint",
+                Status::Warn,
+                format!("{url} cannot list models (GET /models answered {status}); asks may still work"),
+            )
+        }
         Ok(Err(error)) => {
             let error = error.to_string();
             let detail = if error.contains(&url) {
@@ -230,10 +275,12 @@ async fn endpoint(config: providers::ProviderConfig) -> Check {
             } else {
                 String::new()
             };
-            check(
+            let listed = format!("{url} answers, but {model} is not among its models ({}{more})", shown.join(", "));
+            advice(
                 "endpoint",
                 Status::Warn,
-                format!("{url} answers, but {model} is not among its models ({}{more}): set model to one of them", shown.join(", ")),
+                format!("{listed}: set COPILOT_LS_MODEL to one of them"),
+                format!("{listed}: set copilot-ls.model to one of them"),
             )
         }
     }
