@@ -415,3 +415,44 @@ fn ask_prints_each_suggested_edit_as_a_diff_and_writes_nothing() {
     assert_eq!(result["edits"][0]["title"], "Raise the default burst");
     assert_eq!(result["edits"][0]["path"], "src/config.rs");
 }
+
+/// Issue 55 item 13: a provider that cannot be reached is retried, and each retry is
+/// said once on stderr in words (`copilot-ls: cannot connect to URL: connection refused;
+/// retrying in 0.4 s`), never as a raw log line or an OS error number.
+#[test]
+fn provider_retries_are_said_in_words_once_each() {
+    let ws = temp_workspace();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", closed.local_addr().unwrap());
+    drop(closed);
+    let env = [
+        ("COPILOT_LS_PROVIDER", "openai"),
+        ("COPILOT_LS_BASE_URL", url.as_str()),
+        ("OPENAI_API_KEY", "sk-test"),
+    ];
+    let output = run(&["ask", "Where does the port come from?"], ws.path(), &env);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let retries: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("retrying in"))
+        .collect();
+    assert_eq!(retries.len(), 2, "two retries, one line each: {stderr}");
+    let said = format!("copilot-ls: cannot connect to {url}: connection refused; retrying in ");
+    for line in &retries {
+        let seconds = line
+            .strip_prefix(said.as_str())
+            .and_then(|rest| rest.strip_suffix(" s"))
+            .unwrap_or_else(|| panic!("{line:?} in {stderr}"));
+        assert!(seconds.parse::<f64>().is_ok() && seconds.contains('.'), "{line}");
+    }
+    assert!(
+        stderr.contains(&format!(
+            "copilot-ls: the ask failed: cannot connect to {url}: connection refused"
+        )),
+        "{stderr}"
+    );
+    for raw in ["WARN", "copilot_ls::", "os error", " ms"] {
+        assert!(!stderr.contains(raw), "{raw:?} in {stderr}");
+    }
+}

@@ -157,7 +157,14 @@ pub fn main() -> ExitCode {
     };
     // Warnings only by default, in every mode: MCP and ACP clients show a server's
     // stderr to their users as errors, and an editor's log is no place for chatter.
-    init_logging("warn");
+    // A person at a terminal (`ask`, `index`, `tool`, `doctor`) reads them as sentences.
+    let for_a_person = matches!(
+        cli.command,
+        Some(Command::Ask { .. } | Command::Index { .. } | Command::Tool { .. } | Command::Doctor { .. })
+    );
+    // rmcp warns of every error reply it sends (an unknown tool): the reply says it
+    // already, and an MCP client shows a server's stderr to its user.
+    init_logging("warn,rmcp::service=error", for_a_person);
     let (mut settings, mut problems) = Settings::from_env(&crate::session::settings::process_env);
     // Only an LSP client can run the editor's model; it says so at `initialize`.
     if !matches!(cli.command, None | Some(Command::Serve { .. })) {
@@ -267,14 +274,41 @@ fn serve(runtime: tokio::runtime::Runtime, settings: Settings, problems: Vec<Str
 }
 
 /// Logs to stderr; `COPILOT_LS_LOG` (an `EnvFilter` such as `debug`) overrides the level.
-fn init_logging(default_level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("COPILOT_LS_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    let _ = tracing_subscriber::fmt()
+/// `plain`: each line as a person reads it, `copilot-ls: <message>` (no time, level or
+/// module), unless `COPILOT_LS_LOG` asks for a debugging log.
+fn init_logging(default_level: &str, plain: bool) {
+    let asked = tracing_subscriber::EnvFilter::try_from_env("COPILOT_LS_LOG");
+    let plain = plain && asked.is_err();
+    let filter = asked.unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .try_init();
+        .with_ansi(false);
+    let _ = if plain {
+        builder.event_format(PlainLine).try_init()
+    } else {
+        builder.try_init()
+    };
+}
+
+/// `copilot-ls: <message>`: a log line for a person at the command line.
+struct PlainLine;
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for PlainLine
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> tracing_subscriber::fmt::FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        context: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut writer: tracing_subscriber::fmt::format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        write!(writer, "copilot-ls: ")?;
+        context.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
+    }
 }
 
 /// The workspace roots for a command: each `--workspace`, else the current directory.
