@@ -5,6 +5,7 @@ bad input as `isError` results, and the sandbox's hostile paths refused."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 
 from mcp.shared.exceptions import MCPError
 
-from conftest import CANARY, cli_tool, connect, hostile_workspace
+from conftest import COPILOT_LS_BIN, CANARY, cli_tool, connect, hostile_workspace, server_env
 
 pytestmark = pytest.mark.anyio
 
@@ -136,7 +137,9 @@ BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("file_outline", {"path": "README.md"}, "no outline"),
     ("list_directory", {"path": "src/main.rs"}, "not a directory"),
     ("locate", {"question": "  "}, "non-empty"),
-    ("locate", {"question": "x", "limit": 3}, "only `question`"),
+    ("locate", {"question": "x", "limit": 3}, "takes one argument, `question`"),
+    ("locate", {"question": "x", "limit": 3}, '"required": ["question"]'),
+    ("locate", {"question": "x", "query": "y"}, "not both"),
 ]
 
 
@@ -152,6 +155,51 @@ async def test_bad_input_is_an_error_result_never_a_protocol_error(sample: Path,
             await session.call_tool("write_file", {"path": "x"})
         assert raised.value.error.code == -32602
         assert not (await session.call_tool("list_directory", {})).is_error
+
+
+async def test_locate_takes_query_as_its_question(sample: Path, cache: Path) -> None:
+    # `git_log` takes `query`: an agent calling `locate` the same way means the question.
+    async with connect(sample, cache) as session:
+        asked = await session.call_tool("locate", {"question": "how are tokens refilled?"})
+        aliased = await session.call_tool("locate", {"query": "how are tokens refilled?"})
+        assert not aliased.is_error, text_of(aliased)
+        assert text_of(aliased) == text_of(asked)
+
+
+def test_an_unknown_tool_leaves_stderr_quiet(sample: Path, cache: Path) -> None:
+    # Run as a user would (no COPILOT_LS_LOG): the error reply is the whole story.
+    env = server_env(cache)
+    del env["COPILOT_LS_LOG"]
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "quiet-test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "write_file", "arguments": {"path": "x"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    ]
+    process = subprocess.Popen(
+        [COPILOT_LS_BIN, "mcp", "--workspace", str(sample)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )
+    assert process.stdin and process.stdout
+    replies: dict[Any, dict[str, Any]] = {}
+    for message in lines:
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+        if "id" in message:
+            # Each request answered before the next is sent: the order is the protocol's.
+            while message["id"] not in replies:
+                line = process.stdout.readline()
+                assert line, "the server closed its output"
+                reply = json.loads(line)
+                if "id" in reply and "method" not in reply:
+                    replies[reply["id"]] = reply
+    assert replies[2]["error"]["code"] == -32602
+    process.stdin.close()
+    _, stderr = process.communicate(timeout=60)
+    assert stderr.decode() == "", stderr.decode()
 
 
 # The sandbox table of tests/sandbox.rs, for every MCP tool that takes a path; `abs:`

@@ -103,7 +103,7 @@ fn located(
     };
     let question = match agent::locate_question(&arguments) {
         Ok(question) => question,
-        Err(why) => return failed(why),
+        Err(why) => return failed(&why),
     };
     let Some(index) = index else {
         return failed("locate ranks places with the workspace index, which this folder does not get (it is not a project); use search_code");

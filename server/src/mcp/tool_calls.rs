@@ -85,7 +85,7 @@ fn run(root: &Root, name: &str, arguments: &Value, coverage: Coverage) -> CallTo
 fn locate(root: &Root, arguments: &Value, coverage: Coverage) -> CallToolResult {
     let question = match agent::locate_question(arguments) {
         Ok(question) => question,
-        Err(why) => return failed(why),
+        Err(why) => return failed(&why),
     };
     // As many chunks as a no-model ask chooses its places from.
     let hits = agent::place_candidates(&|n| root.index.search(question, n));
