@@ -198,8 +198,10 @@ def test_an_unknown_tool_leaves_stderr_quiet(sample: Path, cache: Path) -> None:
                     replies[reply["id"]] = reply
     assert replies[2]["error"]["code"] == -32602
     process.stdin.close()
-    _, stderr = process.communicate(timeout=60)
-    assert stderr.decode() == "", stderr.decode()
+    assert process.wait(timeout=60) == 0
+    assert process.stderr
+    stderr = process.stderr.read().decode()
+    assert stderr == "", stderr
 
 
 # The sandbox table of tests/sandbox.rs, for every MCP tool that takes a path; `abs:`
@@ -344,3 +346,23 @@ async def test_the_git_tools_give_commits_runs_and_a_diff(tmp_path: Path, cache:
     diff = results["git_diff"]
     assert diff["files"] == [{"path": "a.py", "status": "modified"}, {"path": "b.py", "status": "untracked"}]
     assert diff["diff"].startswith("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,3 @@\n") and "+three = 3\n" in diff["diff"]
+
+
+async def test_a_first_locate_before_the_history_is_read_says_so(tmp_path: Path, cache: Path) -> None:
+    # Section 11 (issue 54): the files are waited for, the history is not. Its read is
+    # held (COPILOT_LS_TEST_HISTORY_HOLD) so the call comes before it on any machine.
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "-c", "init.defaultBranch=main", "init", "-q")
+    (root / "route.py").write_text("def zanzibar_route(parcel):\n    return parcel * 2\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Pick the zanzibar route by weight", day=1)
+    env = server_env(cache, COPILOT_LS_TEST_HISTORY_HOLD=str(tmp_path / "gate"))
+    async with connect(root, cache, env=env) as session:
+        tools = await tools_by_name(session)
+        result = await session.call_tool("locate", {"question": "where is the zanzibar route picked?"})
+        assert not result.is_error, text_of(result)
+        jsonschema.validate(result.structured_content, tools["locate"].output_schema)
+        assert "route.py" in text_of(result)
+        assert "history is still being read" in text_of(result), text_of(result)
+        assert result.structured_content["history"] == {"complete": False, "commits": 0}

@@ -102,10 +102,21 @@ fn locate(root: &Root, arguments: &Value, coverage: Coverage) -> CallToolResult 
     if let Coverage::Partial { done, total } = coverage {
         text.push_str(&partial_note(done, total));
     }
+    // The history is read after the files (PROTOCOL.md section 11): a first call may
+    // come before it, and says so, as an ask's first answer does.
+    let history = root.index.coverage().history;
+    if history.is_some_and(|h| h.pending) {
+        text.push_str("(the repository's history is still being read: past changes do not inform this ranking yet)\n");
+    }
     // The excerpts were redacted by `agent::locate`; the whole text once more, as every
     // tool result is.
     let text = crate::workspace::redact::redact(&text).into_owned();
-    success(text, structured::located(&places, complete))
+    let mut structure = structured::located(&places, complete);
+    if let Some(history) = history {
+        structure["history"] =
+            serde_json::json!({"complete": history.complete, "commits": history.commits});
+    }
+    success(text, structure)
 }
 
 fn partial_note(done: usize, total: usize) -> String {

@@ -112,7 +112,17 @@ fn places_schema() -> Value {
                     "additionalProperties": false
                 }
             },
-            "complete": {"type": "boolean", "description": "False when the index was still being built or the list was cut; the text says how."}
+            "complete": {"type": "boolean", "description": "False when the index was still being built or the list was cut; the text says how."},
+            "history": {
+                "type": "object",
+                "description": "`locate` in a git repository: the history the ranking drew on; `complete` is false while it is still being read (a first call may come before it).",
+                "properties": {
+                    "complete": {"type": "boolean"},
+                    "commits": {"type": "integer", "minimum": 0}
+                },
+                "required": ["complete", "commits"],
+                "additionalProperties": false
+            }
         },
         "required": ["places"],
         "additionalProperties": false
