@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use copilot_ls_test_support::git_repo::{GitRepo, EMAIL};
+use copilot_ls_test_support::git_repo::{GitRepo, EMAIL, EPOCH};
 use copilot_ls_test_support::process::{run_bounded, Run};
 use copilot_ls_test_support::secrets::Gen;
 use serde_json::{json, Value};
@@ -458,4 +458,137 @@ fn a_root_inside_a_repository_sees_only_its_own_paths() {
     );
     assert!(diff.ends_with("Untracked:\n  notes.txt\n"), "{diff}");
     assert!(!diff.contains("lib/") && !diff.contains("other"), "{diff}");
+}
+
+/// Commits `path` with a subject and a body, a day after the last commit.
+fn commit_with_body(repo: &GitRepo, path: &str, text: &str, subject: &str, body: &str) {
+    repo.write(path, text);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", subject, "-m", body]);
+}
+
+/// Issue 55 item 2: a long, descriptive message must not lose to a short old one for
+/// being long. The words are ranked with BM25F: the subject's and the body's counts
+/// weighted (the subject over the body) and each normalised by its own field's length.
+#[test]
+fn a_long_descriptive_message_outranks_a_short_old_one() {
+    let scratch = Scratch::new();
+    let repo = scratch.repo("requests");
+    repo.commit("models.py", &numbered(3, "model"), "Add the request model");
+    repo.commit(
+        "sessions.py",
+        &numbered(3, "session"),
+        "header and cookie fixes for redirects",
+    );
+    for n in 1..=8 {
+        repo.commit(
+            &format!("util_{n}.py"),
+            &numbered(n, "util"),
+            &format!("Add utility number {n} for parsing"),
+        );
+    }
+    repo.commit("docs.md", "# Headers\n", "Document the header casing rules");
+    commit_with_body(
+        &repo,
+        "sessions.py",
+        &numbered(5, "session"),
+        "Strip Authorization header whenever root URL changes",
+        "When a redirect sends the request to another host, or changes its scheme or \
+         port, the Authorization header set for the original URL must not follow it: \
+         credentials meant for one server would reach another. Keep the header for a \
+         redirect within the same origin, as browsers do, and strip it otherwise. The \
+         old rule compared host names only, so an https to http downgrade on the same \
+         host kept the credentials; the new rule compares the whole origin. Tests cover \
+         a redirect to another host, to another port and to another scheme.",
+    );
+    let text = scratch.ok(
+        &repo.path,
+        "git_log",
+        json!({"query": "authorization header redirect"}),
+    );
+    let found = subjects(&text);
+    let long = found
+        .iter()
+        .position(|s| *s == "Strip Authorization header whenever root URL changes");
+    let short = found
+        .iter()
+        .position(|s| *s == "header and cookie fixes for redirects");
+    assert_eq!(long, Some(0), "{text}");
+    assert!(short.is_some_and(|short| short > 0), "{text}");
+}
+
+/// Issue 55 items 2 and 3: over several roots `limit` is the whole result's, the roots'
+/// commits merged by date (no query) or by one ranking (query); an old path under a
+/// root's name says it is old: `(then; now <root>/<new path>)` after a rename, `(then;
+/// gone)` once deleted.
+#[test]
+fn git_log_over_two_roots_is_one_list_and_marks_old_paths() {
+    let scratch = Scratch::new();
+    let a = scratch.repo("alpha");
+    let b = scratch.repo("beta");
+    // One clock over both repositories: commit n is n hours after the epoch (each
+    // repository's own counter would date them alike).
+    let hour = std::cell::Cell::new(0u64);
+    let commit = |repo: &GitRepo, path: &str, text: Option<&str>, subject: &str| {
+        if let Some(text) = text {
+            repo.write(path, text);
+        }
+        hour.set(hour.get() + 1);
+        let date = format!("{} +0000", EPOCH + hour.get() * 3_600);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", subject, "--date", &date]);
+    };
+    commit(&a, "one.py", Some(&numbered(1, "a")), "alpha one");
+    commit(&b, "one.py", Some(&numbered(1, "b")), "beta warm-up");
+    commit(&b, "one.py", Some(&numbered(2, "b")), "beta one");
+    commit(&a, "two.py", Some(&numbered(2, "a")), "alpha two");
+    commit(&a, "two.py", Some(&numbered(3, "a")), "alpha touches two again");
+    commit(&b, "two.py", Some(&numbered(2, "b")), "beta two");
+    commit(&b, "gone.py", Some(&numbered(2, "g")), "beta adds a file it deletes");
+    a.git(&["mv", "one.py", "first.py"]);
+    commit(&a, "", None, "alpha renames one to first");
+    std::fs::remove_file(b.path.join("gone.py")).unwrap();
+    commit(&b, "", None, "beta deletes the file");
+
+    let two_roots = |args: Value| -> String {
+        let mut command = Command::new(BIN);
+        command
+            .args(["tool", "git_log", &args.to_string()])
+            .arg("--workspace")
+            .arg(&a.path)
+            .arg("--workspace")
+            .arg(&b.path)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", scratch.path().join("home"))
+            .env("COPILOT_LS_CACHE_DIR", scratch.path().join("cache"));
+        let run = run_bounded(command, LIMIT).expect("copilot-ls exits");
+        assert_eq!(run.code, Some(0), "{args}: {}{}", run.stdout, run.stderr);
+        run.stdout
+    };
+    let text = two_roots(json!({"limit": 3}));
+    assert_eq!(
+        subjects(&text),
+        [
+            "beta deletes the file",
+            "alpha renames one to first",
+            "beta adds a file it deletes"
+        ],
+        "{text}"
+    );
+    let text = two_roots(json!({"limit": 20}));
+    let commits = subjects(&text);
+    assert_eq!(commits.len(), 9, "{text}");
+    assert_eq!(commits.last(), Some(&"alpha one"), "{text}");
+    // Old paths under a root's name say what became of them.
+    assert!(
+        text.contains("  alpha/one.py (then; now alpha/first.py)\n"),
+        "{text}"
+    );
+    assert!(text.contains("  beta/gone.py (then; gone)\n"), "{text}");
+    assert!(text.contains("  beta/two.py\n"), "{text}");
+    // With words: one ranking over both roots, `limit` for the whole list.
+    let text = two_roots(json!({"query": "two", "limit": 2}));
+    assert_eq!(subjects(&text).len(), 2, "{text}");
+    assert!(text.contains("(more commits match"), "{text}");
 }

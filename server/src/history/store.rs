@@ -22,7 +22,7 @@ use tantivy::{doc, Index, IndexReader, IndexWriter, Order, TantivyDocument, Term
 use super::{ChangedFile, CommitRecord, Reason};
 
 /// Bump when the schema or what a commit record holds changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const META_FILE: &str = "history.json";
 /// The renames of the store (`Store::renames`), written with the meta file.
 const RENAMES_FILE: &str = "renames.tsv";
@@ -39,7 +39,12 @@ struct Fields {
     author: Field,
     subject: Field,
     body: Field,
+    /// The message's terms, subject and body together: what the ranking's vote searches.
     words: Field,
+    /// The subject's terms and the body's, apart: `git_log`'s field-weighted ranking
+    /// (`History::rank_messages`) reads their lengths.
+    subject_words: Field,
+    body_words: Field,
     paths: Field,
     files: Field,
     /// "1" for a commit that renamed a file: the renames are read from those alone.
@@ -62,7 +67,9 @@ fn schema() -> (Schema, Fields) {
         author: schema.add_text_field("author", STORED),
         subject: schema.add_text_field("subject", STORED),
         body: schema.add_text_field("body", STORED),
-        words: schema.add_text_field("words", words),
+        words: schema.add_text_field("words", words.clone()),
+        subject_words: schema.add_text_field("subject_words", words.clone()),
+        body_words: schema.add_text_field("body_words", words),
         paths: schema.add_text_field("paths", STRING),
         files: schema.add_text_field("files", STORED),
         renamed: schema.add_text_field("renamed", STRING),
@@ -79,6 +86,42 @@ pub struct Meta {
     /// The highest `seq` given so far.
     pub seq: u64,
     pub reason: Option<Reason>,
+}
+
+/// How much more a word of the subject counts than one of the body: the subject is
+/// what the author chose to say the commit is about.
+pub const SUBJECT_WEIGHT: f32 = 3.0;
+
+/// A message's terms as the store indexes them: each followed by a space.
+#[derive(Default)]
+pub struct MessageWords {
+    pub subject: String,
+    pub body: String,
+}
+
+/// The store's statistics for a field-weighted ranking (`Store::message_stats`); several
+/// roots' are summed, so their commits rank as one store of them all would rank them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MessageStats {
+    pub commits: u64,
+    pub subject_terms: u64,
+    pub body_terms: u64,
+    /// For each query term, the commits whose message holds it.
+    pub holding: Vec<u64>,
+}
+
+impl MessageStats {
+    pub fn add(&mut self, other: &MessageStats) {
+        self.commits += other.commits;
+        self.subject_terms += other.subject_terms;
+        self.body_terms += other.body_terms;
+        if self.holding.len() < other.holding.len() {
+            self.holding.resize(other.holding.len(), 0);
+        }
+        for (mine, theirs) in self.holding.iter_mut().zip(&other.holding) {
+            *mine += theirs;
+        }
+    }
 }
 
 pub struct Store {
@@ -127,7 +170,9 @@ impl Store {
         self.index.writer_with_num_threads(1, WRITER_BUDGET).ok()
     }
 
-    pub fn add(&self, writer: &IndexWriter, commit: &CommitRecord, seq: u64, words: &str) {
+    /// Adds one commit; `words` are its subject's terms and its body's, each followed
+    /// by a space.
+    pub fn add(&self, writer: &IndexWriter, commit: &CommitRecord, seq: u64, words: &MessageWords) {
         let f = self.fields;
         let mut document = doc!(
             f.id => commit.id.clone(),
@@ -136,7 +181,9 @@ impl Store {
             f.author => commit.author.clone(),
             f.subject => commit.subject.clone(),
             f.body => commit.body.clone(),
-            f.words => words.to_string(),
+            f.words => format!("{}{}", words.subject, words.body),
+            f.subject_words => words.subject.clone(),
+            f.body_words => words.body.clone(),
         );
         let mut files = String::new();
         let mut paths: Vec<&str> = Vec::new();
@@ -268,6 +315,72 @@ impl Store {
             .filter_map(|(score, address)| {
                 let document: TantivyDocument = searcher.doc(address).ok()?;
                 Some((score, self.record(&document)))
+            })
+            .collect()
+    }
+
+    /// What a field-weighted ranking of messages needs to know of the whole store: the
+    /// commits, the subjects' and bodies' terms, and how many commits hold each of `terms`.
+    pub fn message_stats(&self, terms: &[(String, f32)]) -> MessageStats {
+        use tantivy::query::Bm25StatisticsProvider;
+        let searcher = self.reader.searcher();
+        let f = self.fields;
+        MessageStats {
+            commits: searcher.num_docs(),
+            subject_terms: searcher.total_num_tokens(f.subject_words).unwrap_or(0),
+            body_terms: searcher.total_num_tokens(f.body_words).unwrap_or(0),
+            holding: terms
+                .iter()
+                .map(|(term, _)| {
+                    searcher
+                        .doc_freq(&Term::from_field_text(f.words, term))
+                        .unwrap_or(0)
+                })
+                .collect(),
+        }
+    }
+
+    /// The commits a field-weighted ranking of `terms` chooses among: the best `limit` by
+    /// the subject's and the body's BM25 summed (the subject's weighted), only those
+    /// that changed one of `paths` when given. They are scored again, exactly, by
+    /// `History::rank_messages`, with every root's statistics.
+    pub fn message_candidates(
+        &self,
+        terms: &[(String, f32)],
+        paths: Option<&[String]>,
+        limit: usize,
+    ) -> Vec<CommitRecord> {
+        let f = self.fields;
+        let mut words: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (term, weight) in terms {
+            for (field, boost) in [(f.subject_words, SUBJECT_WEIGHT), (f.body_words, 1.0)] {
+                let query = TermQuery::new(
+                    Term::from_field_text(field, term),
+                    IndexRecordOption::WithFreqs,
+                );
+                words.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(query), weight * boost)),
+                ));
+            }
+        }
+        if words.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(words)))];
+        if let Some(paths) = paths {
+            clauses.push((Occur::Must, self.any_path(paths)));
+        }
+        let searcher = self.reader.searcher();
+        let collector = TopDocs::with_limit(limit).order_by_score();
+        let Ok(top) = searcher.search(&BooleanQuery::new(clauses), &collector) else {
+            return Vec::new();
+        };
+        top.into_iter()
+            .filter_map(|(_, address)| {
+                let document: TantivyDocument = searcher.doc(address).ok()?;
+                Some(self.record(&document))
             })
             .collect()
     }
@@ -506,13 +619,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(Some(dir.path()));
         let mut writer = store.writer().unwrap();
-        store.add(&writer, &commit("1", &[("a.py", None)]), 1, "");
-        store.add(&writer, &commit("2", &[("b.py", Some("a.py"))]), 2, "");
+        store.add(&writer, &commit("1", &[("a.py", None)]), 1, &MessageWords::default());
+        store.add(&writer, &commit("2", &[("b.py", Some("a.py"))]), 2, &MessageWords::default());
         store.add(
             &writer,
             &commit("3", &[("c/d.py", Some("b.py")), ("e.py", None)]),
             3,
-            "",
+            &MessageWords::default(),
         );
         let meta = Meta {
             format: FORMAT,

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::error::ToolError;
 use super::in_root;
 use super::ToolOutput;
-use crate::history::{self, CommitRecord, History, Reason};
+use crate::history::{self, CommitRecord, History, MessageStats, Reason};
 use crate::index::{RetrievalIndex, WorkspaceIndex};
 use crate::workspace::sandbox::is_refused_path;
 use crate::workspace::Workspace;
@@ -42,18 +42,218 @@ pub fn run(
         };
         return run_in(args, &root.workspace, root.index.as_ref(), &root.prefix);
     }
-    // Several roots and no path: each root's history under its name.
-    let (text, data) = in_root::in_each(&roots, |root| {
-        let args = Args {
-            query: args.query.clone(),
-            path: None,
-            limit: args.limit,
-        };
-        run_in(args, &root.workspace, root.index.as_ref(), &root.prefix)
+    several(args, &roots)
+}
+
+/// Several roots and no path: one list over every root's history, `limit` long in all:
+/// the newest by date, or with `query` the best by one ranking over the roots'
+/// statistics summed (as one history of them all would rank them). Paths are shown
+/// under their root's name, and a path that is no longer there says so.
+fn several(args: Args, roots: &[in_root::InRoot]) -> Result<(ToolOutput, Value), ToolError> {
+    let limit = limit_of(&args);
+    let query = args
+        .query
+        .as_deref()
+        .map(str::trim)
+        .filter(|q| !q.is_empty());
+    let mut held = Vec::new();
+    let mut reasons = Vec::new();
+    for (i, root) in roots.iter().enumerate() {
+        match history_of(&root.workspace, root.index.as_ref()) {
+            Ok(history) => held.push((i, history)),
+            Err(reason) => reasons.push(reason),
+        }
+    }
+    if held.is_empty() {
+        return Err(unavailable(reasons.first().copied().unwrap_or(Reason::NoRepository)));
+    }
+    // Each root gives as many as the whole result could take from it, then they are
+    // merged.
+    let mut found: Vec<(f32, usize, CommitRecord)> = Vec::new();
+    match query {
+        Some(query) => {
+            let terms = held[0].1.get().message_terms(query);
+            let mut stats = MessageStats::default();
+            for (_, history) in &held {
+                stats.add(&history.get().message_stats(&terms));
+            }
+            for (i, history) in &held {
+                let history = history.get();
+                let candidates = history.message_candidates(
+                    &terms,
+                    None,
+                    (limit + 1).max(history::MESSAGE_CANDIDATES),
+                );
+                found.extend(
+                    history
+                        .rank_messages(&terms, &stats, candidates)
+                        .into_iter()
+                        .filter(|(_, commit)| !commit.files.is_empty())
+                        .map(|(score, commit)| (score, *i, commit)),
+                );
+            }
+            found.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.2.time.cmp(&a.2.time)));
+        }
+        None => {
+            for (i, history) in &held {
+                found.extend(
+                    newest_with_files(history.get(), None, limit)
+                        .into_iter()
+                        .map(|commit| (0.0, *i, commit)),
+                );
+            }
+            // Newest first, by author time across the roots.
+            found.sort_by(|a, b| b.2.time.cmp(&a.2.time));
+        }
+    }
+    let more = found.len() > limit;
+    found.truncate(limit);
+
+    let mut text = String::new();
+    for (_, i, commit) in &found {
+        let root = &roots[*i];
+        let history = held
+            .iter()
+            .find(|(at, _)| at == i)
+            .map(|(_, history)| history.get());
+        text.push_str(&commit_line(commit));
+        text.push('\n');
+        let files: Vec<&crate::history::ChangedFile> =
+            commit.files.iter().filter(|f| shows(&f.path)).collect();
+        for file in files.iter().take(MAX_FILES) {
+            let prefix = &root.prefix;
+            let then = history.map(|h| then_note(h, &root.workspace, prefix, &file.path));
+            let then = then.unwrap_or_default();
+            match file.old_path.as_deref().filter(|old| shows(old)) {
+                Some(old) => text.push_str(&format!(
+                    "  {prefix}{}{then} (renamed from {prefix}{old})\n",
+                    file.path
+                )),
+                None => text.push_str(&format!("  {prefix}{}{then}\n", file.path)),
+            }
+        }
+        if files.len() > MAX_FILES {
+            text.push_str(&format!("  … and {} more files\n", files.len() - MAX_FILES));
+        }
+    }
+    if found.is_empty() {
+        text.push_str(&match query {
+            Some(query) => format!(
+                "No commits match `{query}`; try other words, or git_log with a path.\n"
+            ),
+            None => "HEAD's history holds no commits.\n".to_string(),
+        });
+    } else if more {
+        text.push_str(&format!(
+            "(more commits {}; raise limit (at most {MAX_LIMIT}) or narrow with path or query)\n",
+            if query.is_some() { "match" } else { "follow" }
+        ));
+    }
+    for (i, history) in &held {
+        if let Some(reason) = history.get().state().reason {
+            text.push_str(&format!("({}: {})\n", roots[*i].prefix.trim_end_matches('/'), incomplete(reason)));
+        }
+    }
+    let summary = match query {
+        Some(query) => format!("{query}: {} commits", found.len()),
+        None => format!("{} commits", found.len()),
+    };
+    let data = json!({
+        "commits": found.iter().map(|(_, i, commit)| {
+            let prefix = &roots[*i].prefix;
+            json!({
+                "id": commit.id,
+                "date": history::date(commit.time),
+                "author": commit.author,
+                "subject": commit.subject,
+                "files": commit.files.iter().filter(|f| shows(&f.path)).map(|f| format!("{prefix}{}", f.path)).collect::<Vec<_>>(),
+            })
+        }).collect::<Vec<_>>(),
     });
-    let commits = in_root::joined(&data, "commits");
-    let summary = format!("{} commits", commits.len());
-    Ok((ToolOutput::ok(text, summary), json!({ "commits": commits })))
+    Ok((ToolOutput::ok(text, summary), data))
+}
+
+/// ` (then; now <root>/<path>)` for a path a later commit renamed, ` (then; gone)` for
+/// one no longer in the root, nothing for one that is there: with several roots the
+/// root's name before an old path would make it look like a file that exists.
+fn then_note(history: &History, workspace: &Workspace, prefix: &str, path: &str) -> String {
+    let exists = workspace
+        .sandbox
+        .resolve_allow_missing(path)
+        .is_ok_and(|resolved| resolved.absolute.exists());
+    if exists {
+        return String::new();
+    }
+    match history.renamed_to(path) {
+        Some(now) if now != path => format!(" (then; now {prefix}{now})"),
+        _ => " (then; gone)".to_string(),
+    }
+}
+
+/// A root's history, as `git_log` reads it: the index's, brought up to date with HEAD
+/// (a first read under way is waited for, not done twice), or one in memory for this
+/// call when there is no index or another process writes its history and has written
+/// none yet.
+enum Held<'a> {
+    Shared(&'a RetrievalIndex),
+    Own(RetrievalIndex),
+}
+
+impl Held<'_> {
+    fn get(&self) -> &History {
+        match self {
+            Held::Shared(index) => index.history(),
+            Held::Own(index) => index.history(),
+        }
+    }
+}
+
+/// The root's history, or why it has none to read.
+fn history_of<'a>(
+    workspace: &Workspace,
+    index: Option<&'a WorkspaceIndex>,
+) -> Result<Held<'a>, Reason> {
+    let unread = |h: &History| {
+        let state = h.state();
+        state.commits == 0 && state.reason.is_none()
+    };
+    let shared = index.and_then(|index| index.roots().next()).map(|index| {
+        index.history().refresh();
+        index
+    });
+    let held = match shared {
+        Some(index) if !unread(index.history()) => Held::Shared(index),
+        _ => {
+            let own = RetrievalIndex::open(workspace.clone(), None);
+            own.refresh_history();
+            Held::Own(own)
+        }
+    };
+    let state = held.get().state();
+    match state.reason {
+        Some(reason) if state.commits == 0 => Err(reason),
+        _ => Ok(held),
+    }
+}
+
+/// The newest `limit` commits (of `paths`) that changed something inside the root, and
+/// one more when there are more.
+fn newest_with_files(history: &History, paths: Option<&[String]>, limit: usize) -> Vec<CommitRecord> {
+    let mut wanted = limit + 1;
+    loop {
+        let found = history.newest(paths, wanted);
+        let exhausted = found.len() < wanted;
+        let kept: Vec<CommitRecord> = found.into_iter().filter(|c| !c.files.is_empty()).collect();
+        if kept.len() > limit || exhausted || wanted >= MAX_READ {
+            return kept;
+        }
+        wanted *= 4;
+    }
+}
+
+fn limit_of(args: &Args) -> usize {
+    args.limit
+        .map_or(DEFAULT_LIMIT, |n| (n.min(MAX_LIMIT as u64) as usize).max(1))
 }
 
 /// `git_log` in one root, its paths shown under `prefix`.
@@ -63,9 +263,7 @@ fn run_in(
     index: Option<&WorkspaceIndex>,
     prefix: &str,
 ) -> Result<(ToolOutput, Value), ToolError> {
-    let limit = args
-        .limit
-        .map_or(DEFAULT_LIMIT, |n| (n.min(MAX_LIMIT as u64) as usize).max(1));
+    let limit = limit_of(&args);
     let query = args
         .query
         .as_deref()
@@ -83,32 +281,10 @@ fn run_in(
         .filter(|resolved| resolved.relative != ".");
 
     // The index's history, brought up to date with HEAD (a no-op when HEAD did not
-    // move; a first read under way is waited for, not done twice); without an index, or
-    // when another process writes its history and has written none yet, one in memory
-    // for this call.
-    let own;
-    let mut history = index.and_then(|index| index.roots().next()).map(|index| {
-        index.history().refresh();
-        index.history()
-    });
-    let unread = |h: &History| {
-        let state = h.state();
-        state.commits == 0 && state.reason.is_none()
-    };
-    if history.is_none_or(unread) {
-        own = RetrievalIndex::open(workspace.clone(), None);
-        own.refresh_history();
-        history = Some(own.history());
-    }
-    let Some(history) = history else {
-        return Err(unavailable(Reason::UnreadableObjects));
-    };
+    // move; a first read under way is waited for, not done twice).
+    let held = history_of(workspace, index).map_err(unavailable)?;
+    let history = held.get();
     let state = history.state();
-    if state.commits == 0 {
-        if let Some(reason) = state.reason {
-            return Err(unavailable(reason));
-        }
-    }
 
     let mut notes = Vec::new();
     let scope = resolved.map(|resolved| {
@@ -135,7 +311,7 @@ fn run_in(
     let fetch = |n: usize| -> Vec<CommitRecord> {
         match query {
             Some(query) => history
-                .search(query, paths, n)
+                .search_messages(query, paths, n)
                 .into_iter()
                 .map(|(_, commit)| commit)
                 .collect(),
