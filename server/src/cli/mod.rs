@@ -162,9 +162,11 @@ pub fn main() -> ExitCode {
         cli.command,
         Some(Command::Ask { .. } | Command::Index { .. } | Command::Tool { .. } | Command::Doctor { .. })
     );
-    // rmcp warns of every error reply it sends (an unknown tool): the reply says it
-    // already, and an MCP client shows a server's stderr to its user.
-    init_logging("warn,rmcp::service=error", for_a_person);
+    // The MCP library's warnings of error replies are off (`mcp::QUIET_LIBRARY_LOGS`).
+    init_logging(
+        &format!("warn,{}", crate::mcp::QUIET_LIBRARY_LOGS),
+        for_a_person,
+    );
     let (mut settings, mut problems) = Settings::from_env(&crate::session::settings::process_env);
     // Only an LSP client can run the editor's model; it says so at `initialize`.
     if !matches!(cli.command, None | Some(Command::Serve { .. })) {

@@ -27,3 +27,8 @@ mod tool_calls;
 mod tool_list;
 
 pub use handler::serve;
+
+/// The log filter's part for the MCP library: it warns of every error reply it sends
+/// (an unknown tool), which the reply says already, on the stderr an MCP client shows
+/// its user.
+pub const QUIET_LIBRARY_LOGS: &str = "rmcp::service=error";
