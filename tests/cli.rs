@@ -444,7 +444,10 @@ fn provider_retries_are_said_in_words_once_each() {
             .strip_prefix(said.as_str())
             .and_then(|rest| rest.strip_suffix(" s"))
             .unwrap_or_else(|| panic!("{line:?} in {stderr}"));
-        assert!(seconds.parse::<f64>().is_ok() && seconds.contains('.'), "{line}");
+        assert!(
+            seconds.parse::<f64>().is_ok() && seconds.contains('.'),
+            "{line}"
+        );
     }
     assert!(
         stderr.contains(&format!(

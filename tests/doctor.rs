@@ -302,7 +302,10 @@ fn an_endpoint_without_a_model_listing_warns_and_a_refused_key_fails() {
     );
     let requests = seen.lock().unwrap().clone();
     assert!(
-        !requests.is_empty() && requests.iter().all(|r| r.starts_with("GET ") && r.contains("/models")),
+        !requests.is_empty()
+            && requests
+                .iter()
+                .all(|r| r.starts_with("GET ") && r.contains("/models")),
         "{requests:?}"
     );
     for status in ["401 Unauthorized", "403 Forbidden"] {
@@ -333,8 +336,15 @@ fn each_check_carries_command_line_and_editor_advice() {
         .clone();
     let detail = provider["detail"].as_str().unwrap();
     let editor = provider["editorDetail"].as_str().unwrap();
-    assert!(detail.contains("COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL"), "{detail}");
-    for setting in ["copilot-ls.provider", "copilot-ls.baseUrl", "copilot-ls.apiKeyEnv"] {
+    assert!(
+        detail.contains("COPILOT_LS_PROVIDER with COPILOT_LS_BASE_URL"),
+        "{detail}"
+    );
+    for setting in [
+        "copilot-ls.provider",
+        "copilot-ls.baseUrl",
+        "copilot-ls.apiKeyEnv",
+    ] {
         assert!(editor.contains(setting), "{setting} in {editor}");
     }
     assert!(!editor.contains("COPILOT_LS_PROVIDER"), "{editor}");
@@ -345,14 +355,17 @@ fn each_check_carries_command_line_and_editor_advice() {
     // The command line prints the command-line form.
     let text = doctor(ws.path(), &[], &[]);
     assert!(text.stdout.contains(detail), "{}", text.stdout);
-    assert!(!text.stdout.contains("copilot-ls.apiKeyEnv"), "{}", text.stdout);
+    assert!(
+        !text.stdout.contains("copilot-ls.apiKeyEnv"),
+        "{}",
+        text.stdout
+    );
     // A missing key: export it (command line), or name it in copilot-ls.apiKeyEnv.
     let env = [
         ("COPILOT_LS_PROVIDER", "anthropic"),
         ("COPILOT_LS_BASE_URL", "https://llm.example.invalid"),
     ];
-    let value: Value =
-        serde_json::from_str(&doctor(ws.path(), &["--json"], &env).stdout).unwrap();
+    let value: Value = serde_json::from_str(&doctor(ws.path(), &["--json"], &env).stdout).unwrap();
     let key = value["checks"]
         .as_array()
         .unwrap()

@@ -542,9 +542,19 @@ fn git_log_over_two_roots_is_one_list_and_marks_old_paths() {
     commit(&b, "one.py", Some(&numbered(1, "b")), "beta warm-up");
     commit(&b, "one.py", Some(&numbered(2, "b")), "beta one");
     commit(&a, "two.py", Some(&numbered(2, "a")), "alpha two");
-    commit(&a, "two.py", Some(&numbered(3, "a")), "alpha touches two again");
+    commit(
+        &a,
+        "two.py",
+        Some(&numbered(3, "a")),
+        "alpha touches two again",
+    );
     commit(&b, "two.py", Some(&numbered(2, "b")), "beta two");
-    commit(&b, "gone.py", Some(&numbered(2, "g")), "beta adds a file it deletes");
+    commit(
+        &b,
+        "gone.py",
+        Some(&numbered(2, "g")),
+        "beta adds a file it deletes",
+    );
     a.git(&["mv", "one.py", "first.py"]);
     commit(&a, "", None, "alpha renames one to first");
     std::fs::remove_file(b.path.join("gone.py")).unwrap();

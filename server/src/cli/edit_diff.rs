@@ -122,7 +122,8 @@ mod tests {
         );
         let created = edit_block(&edit(&gone, "", "fn main() {}\n", 1));
         assert!(
-            created.contains("--- /dev/null\n+++ b/src/config.rs\n@@ -0,0 +1,1 @@\n+fn main() {}\n"),
+            created
+                .contains("--- /dev/null\n+++ b/src/config.rs\n@@ -0,0 +1,1 @@\n+fn main() {}\n"),
             "{created}"
         );
     }

@@ -160,7 +160,12 @@ pub fn main() -> ExitCode {
     // A person at a terminal (`ask`, `index`, `tool`, `doctor`) reads them as sentences.
     let for_a_person = matches!(
         cli.command,
-        Some(Command::Ask { .. } | Command::Index { .. } | Command::Tool { .. } | Command::Doctor { .. })
+        Some(
+            Command::Ask { .. }
+                | Command::Index { .. }
+                | Command::Tool { .. }
+                | Command::Doctor { .. }
+        )
     );
     // The MCP library's warnings of error replies are off (`mcp::QUIET_LIBRARY_LOGS`).
     init_logging(
@@ -308,7 +313,9 @@ where
         event: &tracing::Event<'_>,
     ) -> std::fmt::Result {
         write!(writer, "copilot-ls: ")?;
-        context.field_format().format_fields(writer.by_ref(), event)?;
+        context
+            .field_format()
+            .format_fields(writer.by_ref(), event)?;
         writeln!(writer)
     }
 }

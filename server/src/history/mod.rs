@@ -29,8 +29,8 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
-pub use self::repository::Repository;
 pub use self::messages::MESSAGE_CANDIDATES;
+pub use self::repository::Repository;
 pub use self::store::MessageStats;
 use self::store::{MessageWords, Meta, Store};
 
@@ -217,9 +217,7 @@ impl History {
     /// has been read, and nothing says it cannot be (off, no repository). An answer given
     /// now draws on no past change, and says so.
     pub fn pending(&self) -> bool {
-        self.enabled()
-            && read(&self.unavailable).is_none()
-            && read(&self.store).meta.head.is_none()
+        self.enabled() && read(&self.unavailable).is_none() && read(&self.store).meta.head.is_none()
     }
 
     /// Waits at most `timeout` for the first read (`pending`) to end; whether it has.

@@ -65,7 +65,9 @@ fn several(args: Args, roots: &[in_root::InRoot]) -> Result<(ToolOutput, Value),
         }
     }
     if held.is_empty() {
-        return Err(unavailable(reasons.first().copied().unwrap_or(Reason::NoRepository)));
+        return Err(unavailable(
+            reasons.first().copied().unwrap_or(Reason::NoRepository),
+        ));
     }
     // Each root gives as many as the whole result could take from it, then they are
     // merged.
@@ -103,7 +105,7 @@ fn several(args: Args, roots: &[in_root::InRoot]) -> Result<(ToolOutput, Value),
                 );
             }
             // Newest first, by author time across the roots.
-            found.sort_by(|a, b| b.2.time.cmp(&a.2.time));
+            found.sort_by_key(|found| std::cmp::Reverse(found.2.time));
         }
     }
     let more = found.len() > limit;
@@ -138,9 +140,9 @@ fn several(args: Args, roots: &[in_root::InRoot]) -> Result<(ToolOutput, Value),
     }
     if found.is_empty() {
         text.push_str(&match query {
-            Some(query) => format!(
-                "No commits match `{query}`; try other words, or git_log with a path.\n"
-            ),
+            Some(query) => {
+                format!("No commits match `{query}`; try other words, or git_log with a path.\n")
+            }
             None => "HEAD's history holds no commits.\n".to_string(),
         });
     } else if more {
@@ -151,7 +153,11 @@ fn several(args: Args, roots: &[in_root::InRoot]) -> Result<(ToolOutput, Value),
     }
     for (i, history) in &held {
         if let Some(reason) = history.get().state().reason {
-            text.push_str(&format!("({}: {})\n", roots[*i].prefix.trim_end_matches('/'), incomplete(reason)));
+            text.push_str(&format!(
+                "({}: {})\n",
+                roots[*i].prefix.trim_end_matches('/'),
+                incomplete(reason)
+            ));
         }
     }
     let summary = match query {
@@ -217,10 +223,9 @@ fn history_of<'a>(
         let state = h.state();
         state.commits == 0 && state.reason.is_none()
     };
-    let shared = index.and_then(|index| index.roots().next()).map(|index| {
-        index.history().refresh();
-        index
-    });
+    let shared = index
+        .and_then(|index| index.roots().next())
+        .inspect(|index| index.history().refresh());
     let held = match shared {
         Some(index) if !unread(index.history()) => Held::Shared(index),
         _ => {
@@ -238,7 +243,11 @@ fn history_of<'a>(
 
 /// The newest `limit` commits (of `paths`) that changed something inside the root, and
 /// one more when there are more.
-fn newest_with_files(history: &History, paths: Option<&[String]>, limit: usize) -> Vec<CommitRecord> {
+fn newest_with_files(
+    history: &History,
+    paths: Option<&[String]>,
+    limit: usize,
+) -> Vec<CommitRecord> {
     let mut wanted = limit + 1;
     loop {
         let found = history.newest(paths, wanted);

@@ -25,8 +25,18 @@ fn the_renames_file_gives_the_stores_renames_and_only_for_its_own_head() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(Some(dir.path()));
     let mut writer = store.writer().unwrap();
-    store.add(&writer, &commit("1", &[("a.py", None)]), 1, &MessageWords::default());
-    store.add(&writer, &commit("2", &[("b.py", Some("a.py"))]), 2, &MessageWords::default());
+    store.add(
+        &writer,
+        &commit("1", &[("a.py", None)]),
+        1,
+        &MessageWords::default(),
+    );
+    store.add(
+        &writer,
+        &commit("2", &[("b.py", Some("a.py"))]),
+        2,
+        &MessageWords::default(),
+    );
     store.add(
         &writer,
         &commit("3", &[("c/d.py", Some("b.py")), ("e.py", None)]),

@@ -64,6 +64,9 @@ mod tests {
             without_os_error("dns error: failed to lookup address"),
             "dns error: failed to lookup address"
         );
-        assert_eq!(without_os_error("TLS handshake failed"), "TLS handshake failed");
+        assert_eq!(
+            without_os_error("TLS handshake failed"),
+            "TLS handshake failed"
+        );
     }
 }
