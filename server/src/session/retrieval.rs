@@ -87,8 +87,8 @@ impl Session {
 
     /// Brings the workspace index's files up to date now (text and definitions),
     /// reporting as it goes, for the command line, whose asks must not answer from a
-    /// half-built index. The history is read after, on a thread of its own: the answer
-    /// waits for it at most `HISTORY_WAIT` and otherwise says it came before it.
+    /// half-built index. The history is read after, on a thread of its own: the ask's
+    /// search waits for it at most `HISTORY_WAIT` and otherwise says it came before it.
     /// Returns the coverage reached.
     pub async fn prepare_index(&self, events: IndexEvents) -> Option<workspace_index::Coverage> {
         let workspace = self.workspace()?;
@@ -104,7 +104,8 @@ impl Session {
                         std::thread::spawn(move || read_history(&claimed));
                     }
                     index.wait_ready(Duration::MAX);
-                    wait_for_history(&index);
+                    // The ask's own search waits for the history's first read, at most
+                    // `HISTORY_WAIT` (`retrieve`).
                     Some(index.coverage())
                 }
                 Err(why) => {
