@@ -519,3 +519,57 @@ fn a_client_without_the_capability_cannot_configure_editor() {
     assert!(client.log.iter().all(|m| m["method"] != MODEL_METHOD));
     client.shutdown();
 }
+
+#[test]
+fn the_doctor_names_the_editor_s_model_and_what_to_do_when_none_is_listed() {
+    let ws = temp_workspace();
+    let doctor = |client: &mut LspClient| -> Vec<Value> {
+        let result = client
+            .request(
+                "workspace/executeCommand",
+                json!({"command": "copilot.doctor", "arguments": []}),
+            )
+            .unwrap();
+        result["checks"].as_array().unwrap().clone()
+    };
+    let find = |checks: &[Value], name: &str| -> Value {
+        checks
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} check: {checks:?}"))
+    };
+    // No model yet: the default editor provider is fine, its model a warning that says
+    // what to do; nothing asks for a key.
+    let mut client = start(ws.path(), json!({}));
+    let checks = doctor(&mut client);
+    let provider = find(&checks, "provider");
+    assert_eq!(provider["status"], "ok", "{provider}");
+    assert!(provider["detail"]
+        .as_str()
+        .unwrap()
+        .starts_with("editor (the default"));
+    let model = find(&checks, "model");
+    assert_eq!(model["status"], "warn", "{model}");
+    assert!(model["detail"]
+        .as_str()
+        .unwrap()
+        .contains("copilot-ls: Choose Model"));
+    assert!(checks
+        .iter()
+        .all(|c| c["name"] != "apiKey" && c["status"] != "fail"));
+    // Models listed: the one asks use, and every id.
+    client.notify("copilot/didChangeEditorModels", json!({"models": models()}));
+    let model = find(&doctor(&mut client), "model");
+    assert_eq!(model["status"], "ok");
+    assert!(model["detail"]
+        .as_str()
+        .unwrap()
+        .starts_with("Test Model (tests) (the first the editor lists: test-model"));
+    client.shutdown();
+    // `editor` set explicitly with no model: a failure.
+    let mut client = start(ws.path(), json!({"provider": "editor"}));
+    let model = find(&doctor(&mut client), "model");
+    assert_eq!(model["status"], "fail", "{model}");
+    client.shutdown();
+}

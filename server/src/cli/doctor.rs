@@ -32,6 +32,7 @@ pub async fn run(
     let sources = Sources {
         env: &process_env,
         editor: None,
+        editor_models: None,
     };
     let checks = doctor::run(
         (&settings, &problems),

@@ -17,6 +17,7 @@ use super::settings::{
 use crate::agent::instructions;
 use crate::index::WorkspaceIndex;
 use crate::providers;
+use crate::providers::editor::EditorModelInfo;
 use crate::workspace::Workspace;
 
 /// How long the endpoint may take to list its models.
@@ -76,6 +77,9 @@ pub struct Sources<'a> {
     pub env: &'a (dyn Fn(&str) -> Option<String> + Sync),
     /// What the editor's settings are called in the details (`None`: no editor).
     pub editor: Option<&'a str>,
+    /// The models the editor lists for copilot-ls (contract v5, section 11); `None` when
+    /// the client runs no model (the command line, an editor without the capability).
+    pub editor_models: Option<&'a [EditorModelInfo]>,
 }
 
 impl Sources<'_> {
@@ -142,6 +146,9 @@ fn provider_checks(settings: &Settings, sources: &Sources<'_>) -> Vec<Check> {
         None if provider == Provider::OpenAi => "detected: OPENAI_API_KEY is set".into(),
         None => String::new(),
     };
+    if provider == Provider::Editor {
+        return editor_checks(settings, sources, provider_source);
+    }
     if provider == Provider::None {
         let (command_line, editor) = match settings.provider {
             Some(_) => (
@@ -201,6 +208,62 @@ fn provider_checks(settings: &Settings, sources: &Sources<'_>) -> Vec<Check> {
         ),
         key_check,
     ]
+}
+
+/// The editor's model in force (section 11): which the editor lists, which one asks use,
+/// and what to do when it lists none (a failure only when `editor` was configured: as the
+/// default, asks then answer as `none` does).
+fn editor_checks(settings: &Settings, sources: &Sources<'_>, source: String) -> Vec<Check> {
+    let explicit = settings.provider == Some(Provider::Editor);
+    let source = if explicit {
+        source
+    } else {
+        "the default: no provider and no key is set, and this editor runs language models".into()
+    };
+    let provider = check(
+        "provider",
+        Status::Ok,
+        format!("editor ({source}): the editor's own language model answers; your question and the code copilot-ls reads go to that model's provider"),
+    );
+    let models = sources.editor_models.unwrap_or_default();
+    let model = match (models.first(), settings.editor_model.as_deref()) {
+        (None, _) => check(
+            "model",
+            if explicit { Status::Fail } else { Status::Warn },
+            format!(
+                "the editor lists no language model yet: install or sign in to a language model extension (GitHub Copilot, for one), then pick its model with \"copilot-ls: Choose Model\"; {}",
+                if explicit {
+                    "until then asks fail, as provider \"editor\" is set"
+                } else {
+                    "until then answers list the places copilot-ls's own search finds"
+                }
+            ),
+        ),
+        (Some(first), wanted) => {
+            let listed = models
+                .iter()
+                .map(|m| m.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            match wanted {
+                Some(id) if !models.iter().any(|m| m.id == id) => check(
+                    "model",
+                    Status::Warn,
+                    format!("copilot-ls.editorModel is {id:?}, which the editor no longer lists; asks use {} (the editor lists {listed})", first.label()),
+                ),
+                Some(id) => {
+                    let chosen = models.iter().find(|m| m.id == id).unwrap_or(first);
+                    check("model", Status::Ok, format!("{} (copilot-ls.editorModel; the editor lists {listed})", chosen.label()))
+                }
+                None => check(
+                    "model",
+                    Status::Ok,
+                    format!("{} (the first the editor lists: {listed}; \"copilot-ls: Choose Model\" picks another)", first.label()),
+                ),
+            }
+        }
+    };
+    vec![provider, model]
 }
 
 /// A loopback or private host: a local model server, which needs no key.
@@ -416,6 +479,7 @@ mod tests {
         let sources = Sources {
             env: &env,
             editor: Some("the editor's settings"),
+            editor_models: None,
         };
         let checks = provider_checks(&settings, &sources);
         let text = text(&checks);
@@ -439,6 +503,7 @@ mod tests {
         let sources = Sources {
             env: &env,
             editor: None,
+            editor_models: None,
         };
         let mut settings = Settings {
             provider: Some(Provider::OpenAi),
@@ -453,6 +518,7 @@ mod tests {
             &Sources {
                 env: &env_of(&[]),
                 editor: None,
+                editor_models: None,
             },
         );
         assert_eq!(none[0].status, Status::Warn);

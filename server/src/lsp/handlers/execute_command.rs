@@ -31,9 +31,11 @@ pub async fn execute_command(
 async fn doctor(backend: &Backend) -> Value {
     use crate::session::doctor::{self, Sources};
     let session = &backend.session;
+    let editor = session.editor_client();
     let sources = Sources {
         env: &crate::session::settings::process_env,
         editor: Some("the editor's settings"),
+        editor_models: editor.channel.is_some().then_some(&editor.models[..]),
     };
     let workspace = session.workspace();
     let checks = doctor::run(
