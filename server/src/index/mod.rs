@@ -41,6 +41,7 @@ mod chunk;
 mod coverage;
 mod definition_line;
 pub mod features;
+pub mod learned;
 mod file_kind;
 mod file_name;
 mod follower;

@@ -1,0 +1,276 @@
+//! The learned file ranker's trees (issue #52): gradient-boosted regression trees in
+//! LightGBM's text model format, read once and walked for each candidate file's features
+//! (`features.rs`). A model is a sum of trees; a tree's internal node sends a value left
+//! when it is at most the node's threshold. Only what LightGBM writes for numerical
+//! features is read: a categorical split, or a feature index past the features given, is
+//! refused when the model is read, not guessed at when it is walked.
+//!
+//! Missing values follow LightGBM's rules (`decision_type`: bit 1 the default direction,
+//! bits 2–3 the missing type): with missing type `NaN` a NaN goes the default way; with
+//! `Zero`, zero (and NaN) does; with `None`, a NaN is read as 0. The features never hold a
+//! NaN today; the rules are kept so the trees mean here what they meant in training.
+
+/// One tree: internal nodes in LightGBM's order; a child below zero is leaf `!child`.
+#[derive(Debug, Clone, PartialEq)]
+struct Tree {
+    split_feature: Vec<usize>,
+    threshold: Vec<f64>,
+    decision_type: Vec<u8>,
+    left: Vec<i32>,
+    right: Vec<i32>,
+    leaf_value: Vec<f64>,
+}
+
+/// A model: its trees and the features it reads, by name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub feature_names: Vec<String>,
+    trees: Vec<Tree>,
+}
+
+const DEFAULT_LEFT: u8 = 2;
+const MISSING_ZERO: u8 = 1;
+const MISSING_NAN: u8 = 2;
+/// LightGBM's `kZeroThreshold`: a value this close to zero counts as zero.
+const ZERO: f64 = 1e-35;
+
+impl Model {
+    /// Reads LightGBM's text format (`Booster.save_model`).
+    pub fn parse(text: &str) -> Result<Model, String> {
+        let mut feature_names = Vec::new();
+        let mut trees = Vec::new();
+        let mut fields: Vec<(&str, &str)> = Vec::new();
+        let mut in_tree = false;
+        let finish = |fields: &[(&str, &str)], trees: &mut Vec<Tree>| -> Result<(), String> {
+            trees.push(tree(fields)?);
+            Ok(())
+        };
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with("Tree=") {
+                if in_tree {
+                    finish(&fields, &mut trees)?;
+                }
+                fields.clear();
+                in_tree = true;
+            } else if line == "end of trees" {
+                if in_tree {
+                    finish(&fields, &mut trees)?;
+                }
+                in_tree = false;
+                break;
+            } else if let Some((key, value)) = line.split_once('=') {
+                if in_tree {
+                    fields.push((key, value));
+                } else if key == "feature_names" {
+                    feature_names = value.split(' ').map(str::to_string).collect();
+                }
+            }
+        }
+        if in_tree {
+            finish(&fields, &mut trees)?;
+        }
+        if trees.is_empty() {
+            return Err("the model has no trees".to_string());
+        }
+        for tree in &trees {
+            if let Some(feature) = tree
+                .split_feature
+                .iter()
+                .find(|f| **f >= feature_names.len())
+            {
+                return Err(format!(
+                    "a tree splits on feature {feature}, past the {} the model names",
+                    feature_names.len()
+                ));
+            }
+        }
+        Ok(Model {
+            feature_names,
+            trees,
+        })
+    }
+
+    /// The model's score of one candidate's features (higher ranks first).
+    pub fn score(&self, features: &[f32]) -> f64 {
+        self.trees.iter().map(|tree| tree.value(features)).sum()
+    }
+}
+
+impl Tree {
+    fn value(&self, features: &[f32]) -> f64 {
+        // A tree of one leaf has no internal node.
+        if self.split_feature.is_empty() {
+            return self.leaf_value.first().copied().unwrap_or(0.0);
+        }
+        let mut node = 0usize;
+        loop {
+            let value = features
+                .get(self.split_feature[node])
+                .map_or(f64::NAN, |v| f64::from(*v));
+            let child = if self.goes_left(node, value) {
+                self.left[node]
+            } else {
+                self.right[node]
+            };
+            if child < 0 {
+                return self.leaf_value[!child as usize];
+            }
+            node = child as usize;
+        }
+    }
+
+    fn goes_left(&self, node: usize, mut value: f64) -> bool {
+        let decision = self.decision_type[node];
+        let missing = (decision >> 2) & 3;
+        let default_left = decision & DEFAULT_LEFT != 0;
+        if value.is_nan() && missing != MISSING_NAN {
+            value = 0.0;
+        }
+        if (missing == MISSING_ZERO && value.abs() <= ZERO)
+            || (missing == MISSING_NAN && value.is_nan())
+        {
+            return default_left;
+        }
+        value <= self.threshold[node]
+    }
+}
+
+fn tree(fields: &[(&str, &str)]) -> Result<Tree, String> {
+    let get = |name: &str| -> Result<&str, String> {
+        fields
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| *value)
+            .ok_or_else(|| format!("a tree has no {name}"))
+    };
+    fn numbers<T: std::str::FromStr>(text: &str, name: &str) -> Result<Vec<T>, String> {
+        if text.is_empty() {
+            return Ok(Vec::new());
+        }
+        text.split(' ')
+            .map(|n| n.parse().map_err(|_| format!("{name}: {n:?} is not a number")))
+            .collect()
+    }
+    let leaves: usize = get("num_leaves")?
+        .parse()
+        .map_err(|_| "num_leaves is not a number")?;
+    if fields
+        .iter()
+        .find(|(key, _)| *key == "num_cat")
+        .is_some_and(|(_, n)| *n != "0")
+    {
+        return Err("a tree has categorical splits, which this reader does not take".into());
+    }
+    let leaf_value: Vec<f64> = numbers(get("leaf_value")?, "leaf_value")?;
+    if leaves <= 1 {
+        return Ok(Tree {
+            split_feature: Vec::new(),
+            threshold: Vec::new(),
+            decision_type: Vec::new(),
+            left: Vec::new(),
+            right: Vec::new(),
+            leaf_value,
+        });
+    }
+    let tree = Tree {
+        split_feature: numbers(get("split_feature")?, "split_feature")?,
+        threshold: numbers(get("threshold")?, "threshold")?,
+        decision_type: numbers(get("decision_type")?, "decision_type")?,
+        left: numbers(get("left_child")?, "left_child")?,
+        right: numbers(get("right_child")?, "right_child")?,
+        leaf_value,
+    };
+    let internal = leaves - 1;
+    let whole = [
+        tree.split_feature.len(),
+        tree.threshold.len(),
+        tree.decision_type.len(),
+        tree.left.len(),
+        tree.right.len(),
+    ]
+    .iter()
+    .all(|n| *n == internal)
+        && tree.leaf_value.len() == leaves;
+    let in_range = |child: &i32| {
+        if *child < 0 {
+            (!*child as usize) < leaves
+        } else {
+            (*child as usize) < internal
+        }
+    };
+    if !whole || !tree.left.iter().chain(&tree.right).all(in_range) {
+        return Err("a tree's arrays do not agree with its num_leaves".into());
+    }
+    if tree.decision_type.iter().any(|d| d & 1 != 0) {
+        return Err("a tree has categorical splits, which this reader does not take".into());
+    }
+    Ok(tree)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two trees by hand: the first splits on `a` then `b`, the second is a stump on `b`
+    /// whose missing values (NaN) go left.
+    const MODEL: &str = "tree
+version=v4
+num_class=1
+max_feature_idx=1
+objective=lambdarank
+feature_names=a b
+
+Tree=0
+num_leaves=3
+num_cat=0
+split_feature=0 1
+threshold=1.5 0.25
+decision_type=2 2
+left_child=1 -1
+right_child=-3 -2
+leaf_value=0.1 0.2 0.30000000000000004
+shrinkage=1
+
+Tree=1
+num_leaves=2
+num_cat=0
+split_feature=1
+threshold=3
+decision_type=10
+left_child=-1
+right_child=-2
+leaf_value=-1 1
+shrinkage=0.05
+
+end of trees
+
+feature_importances:
+a=1
+";
+
+    #[test]
+    fn trees_are_walked_as_lightgbm_walks_them() {
+        let model = Model::parse(MODEL).unwrap();
+        assert_eq!(model.feature_names, ["a", "b"]);
+        // a <= 1.5 and b <= 0.25: leaf 0; then b <= 3: -1.
+        assert!((model.score(&[1.0, 0.0]) - (0.1 - 1.0)).abs() < 1e-12);
+        // a <= 1.5, b > 0.25: leaf 1; b > 3: +1.
+        assert!((model.score(&[1.5, 4.0]) - (0.2 + 1.0)).abs() < 1e-12);
+        // a > 1.5: leaf 2; a NaN b goes left in tree 1 (missing type NaN, default left)
+        // and, read as 0 where the missing type is none, left in tree 0's b split.
+        assert!((model.score(&[2.0, f32::NAN]) - (0.30000000000000004 - 1.0)).abs() < 1e-12);
+        assert!((model.score(&[0.0, f32::NAN]) - (0.1 - 1.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn what_this_reader_cannot_walk_is_refused_when_read() {
+        assert!(Model::parse("tree\nfeature_names=a\nend of trees\n").is_err());
+        let categorical = MODEL.replace("decision_type=2 2", "decision_type=3 2");
+        assert!(Model::parse(&categorical).is_err());
+        let past = MODEL.replace("split_feature=0 1", "split_feature=0 7");
+        assert!(Model::parse(&past).unwrap_err().contains("feature 7"));
+        let short = MODEL.replace("leaf_value=0.1 0.2 0.30000000000000004", "leaf_value=0.1");
+        assert!(Model::parse(&short).is_err());
+    }
+}
