@@ -56,14 +56,15 @@ TEST_PATH = re.compile(
     r"_unittest\.(cc|cpp)|(^|/)tests?_[^/]*\.(c|cc|cpp|h))$", re.I)
 # Not tests, not answers: vendored, generated, build output, docs, examples, benchmarks.
 OTHER_PATH = re.compile(
-    r"(^|/)(vendor|vendored|third[_-]?party|3rdparty|external|extern|deps|node_modules|dist|build|out|"
-    r"examples?|samples?|demos?|benchmarks?|benches|bench|docs?|documentation|website|site|"
-    r"generated|gen|\.github)/"
+    r"(^|/)(vendor|vendored|third[_-]?party|3rdparty|node_modules|"
+    r"examples?|samples?|demos?|benchmarks?|benches|docs?|documentation|website|"
+    r"generated|\.github)/"
+    r"|^(build|dist|out|external|extern|deps|bench|site|gen)/"
     r"|(\.min\.js|\.d\.ts|\.d\.mts|\.pb\.go|_pb2\.py|\.pb\.(cc|h)|\.generated\.\w+|_generated\.\w+)$",
     re.I)
 
 BOT = re.compile(r"\[bot\]|dependabot|renovate|greenkeeper|snyk|github-actions|pre-commit-ci|mergify|"
-                 r"allcontributors|all-contributors|imgbot|semantic-release|k8s-ci-robot|copybara|"
+                 r"allcontributors|all-contributors|imgbot|semantic-release|k8s-ci-robot|"
                  r"bors\b|weblate|transifex|crowdin|gitter-badger|codecov|deepsource|restyled|"
                  r"\bbot@|-bot\b|\bbot\b", re.I)
 # Subjects that are not questions about code: train/mine.py's (releases, version bumps,
@@ -214,10 +215,24 @@ def window_commits(gd, snap, upto):
     out = []
     for i in range(0, len(shas), 300):
         chunk = shas[i:i + 300]
-        text = git(gd, "show", "--no-walk=unsorted", "-z", "--name-status", "-M", "--diff-merges=off",
-                   f"--format={fmt}", *chunk)
-        out.extend(parse_log(text))
+        try:
+            out.extend(parse_log(show(gd, fmt, chunk, True)))
+        except RuntimeError:
+            # a snapshot lacks blobs of 4 MiB and more, which rename detection may need:
+            # commit by commit, without rename detection where it fails, skipped if unreadable
+            for sha in chunk:
+                for renames in (True, False):
+                    try:
+                        out.extend(parse_log(show(gd, fmt, [sha], renames)))
+                        break
+                    except RuntimeError:
+                        continue
     return out
+
+
+def show(gd, fmt, shas, renames):
+    return git(gd, "show", "--no-walk=unsorted", "-z", "--name-status", "-M" if renames else "--no-renames",
+               "--diff-merges=off", f"--format={fmt}", *shas)
 
 
 class PathMap:
