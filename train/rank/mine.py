@@ -53,7 +53,7 @@ TEST_PATH = re.compile(
     r"testutils?|testlib|e2e|integration[-_]tests?|unittests?)/"
     r"|(_test\.go|(^|/)test_[^/]*\.py|_tests?\.py|(^|/)tests?\.py|(^|/)conftest\.py|"
     r"\.(test|spec|e2e)\.[cm]?[jt]sx?|Tests?\.java|TestCase\.java|IT\.java|_test\.(c|cc|cpp|h|rs)|"
-    r"_unittest\.(cc|cpp)|(^|/)tests?_[^/]*\.(c|cc|cpp|h))$", re.I)
+    r"[-_](unit)?tests?\.(c|cc|cpp|cxx|h|hh|hpp|rs|js|ts)|(^|/)tests?_[^/]*\.(c|cc|cpp|h))$", re.I)
 # Not tests, not answers: vendored, generated, build output, docs, examples, benchmarks.
 OTHER_PATH = re.compile(
     r"(^|/)(vendor|vendored|third[_-]?party|3rdparty|node_modules|"
@@ -71,7 +71,7 @@ BOT = re.compile(r"\[bot\]|dependabot|renovate|greenkeeper|snyk|github-actions|p
 # changelogs, formatting, lint, typos, dependency bumps, copyright), and a few more.
 NOISE_SUBJECT = embed_mine.NOISE_SUBJECT
 MORE_NOISE = re.compile(
-    r"^\s*(revert\b|\"?revert |reapply\b|back-?port\b|cherry[- ]pick|auto-?merge|sync(ing)? (with|from) |"
+    r"^\s*(fixup!|squash!|amend!|revert\b|\"?revert |reapply\b|back-?port\b|cherry[- ]pick|auto-?merge|sync(ing)? (with|from) |"
     r"update (version|release|submodule|deps|dependenc)|bump\b|(minor )?whitespace|spelling|"
     r"fix(ed|es)? (a |some |the )?(typos?|spelling|whitespace|lint|formatting)\b|"
     r"(apply|run|ran) (clang-format|black|isort|ruff|prettier|eslint|gofmt|rustfmt|cargo fmt|formatter|linter)|"
@@ -90,6 +90,8 @@ CHERRY = re.compile(r"^\s*\(cherry[ -]picked from commit [0-9a-f]+\)\s*$", re.I)
 ISSUE_ONLY = re.compile(r"^[\s\-*>(\[]*((fix(es|ed)?|close[sd]?|resolve[sd]?|ref(s|erences?)?|see|"
                         r"part of|related( to)?|for|issue|pr)\s*:?\s*)?"
                         r"([\w.-]+/[\w.-]+)?#\d+([\s,;&]*(and\s+)?([\w.-]+/[\w.-]+)?#\d+)*[\s.)\]]*$", re.I)
+GERRIT = re.compile(r"^\s*(R|TBR|BUG|TEST|NOTRY|NOPRESUBMIT|NOTREECHECKS)=", re.I)
+RULE = re.compile(r"^\s*[-=*_#~]{3,}\s*$")
 SKIP_TAGS = re.compile(r"\[(skip ci|ci skip|no ci|skip actions|skip changelog|changelog skip)\]", re.I)
 URL = re.compile(r"https?://\S+")
 SHA = re.compile(r"\b[0-9a-f]{12,40}\b")
@@ -119,7 +121,8 @@ def clean_message(msg):
     issue/PR references and hashes; whitespace inside lines collapsed, blank runs cut to one."""
     out = []
     for line in msg.replace("\r", "").split("\n"):
-        if TRAILER.match(line) or CHERRY.match(line) or ISSUE_ONLY.match(line):
+        if TRAILER.match(line) or CHERRY.match(line) or ISSUE_ONLY.match(line) or GERRIT.match(line) \
+                or RULE.match(line):
             continue
         line = SKIP_TAGS.sub(" ", line)
         line = URL.sub(" ", line)
