@@ -104,6 +104,24 @@ impl Gen {
         )
     }
 
+    /// A BIP-39-style recovery phrase: `n` words from a list of common ones.
+    pub fn mnemonic(&mut self, n: usize) -> String {
+        const WORDS: &[&str] = &[
+            "abandon", "ability", "absorb", "access", "across", "actor", "adapt", "admit",
+            "advice", "afford", "agent", "alarm", "album", "alley", "amber", "anchor",
+            "angle", "apple", "arena", "armor", "arrow", "asset", "autumn", "bacon",
+            "banner", "barrel", "beach", "bench", "bitter", "blanket", "border", "bottom",
+            "brave", "bridge", "bronze", "cabin", "cactus", "canal", "carbon", "castle",
+            "cherry", "chimney", "circle", "clever", "cloud", "coconut", "copper", "coral",
+            "cradle", "crystal", "dolphin", "donkey", "dragon", "eagle", "ember", "fabric",
+            "falcon", "garlic", "harbor", "island", "jungle", "lantern", "meadow", "velvet",
+        ];
+        (0..n)
+            .map(|_| WORDS[(self.next_u64() % WORDS.len() as u64) as usize])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// Key body lines: `lines` lines of `width` base64 characters, then a short one.
     pub fn key_body(&mut self, lines: usize, width: usize) -> Vec<String> {
         let mut body: Vec<String> = (0..lines).map(|_| self.base64(width)).collect();
@@ -974,6 +992,398 @@ pub fn cases(seed: u64) -> Vec<Case> {
         format!("<settingsSecurity>\n  <master>{{{v}}}</master>\n</settingsSecurity>\n"),
         vec![v],
     );
+    // Secrets in more shapes (issue #55): the config formats that hold credentials,
+    // literals passed to authentication and signing calls, keys inside URLs' paths,
+    // wallet keys in deployment configs.
+    let v = g.password(14);
+    add(
+        "pgpass line",
+        "pgpass",
+        format!("# hostname:port:database:username:password\ndb.internal:5432:shop:app:{v}\n"),
+        vec![v],
+    );
+    let v = g.password(16);
+    add(
+        "pgpass line behind pgbouncer",
+        "pgpass",
+        format!("*:6432:*:report:{v}\n"),
+        vec![v],
+    );
+    let v = g.password(12);
+    add(
+        "netrc entry over several lines",
+        "netrc",
+        format!("machine git.internal\n  login ci\n  account ops\n  password {v}\n"),
+        vec![v],
+    );
+    let v = g.password(12);
+    add(
+        "netrc default entry",
+        "netrc",
+        format!("default login anonymous password {v}\n"),
+        vec![v],
+    );
+    let v = g.password(14);
+    add(
+        "wpa_supplicant psk",
+        "conf",
+        format!("network={{\n    ssid=\"ShopWifi\"\n    psk=\"{v}\"\n    key_mgmt=WPA-PSK\n}}\n"),
+        vec![v],
+    );
+    let v = g.hex(64);
+    add(
+        "hostapd wpa_psk",
+        "conf",
+        format!("interface=wlan0\nssid=ShopGuest\nwpa_psk={v}\n"),
+        vec![v],
+    );
+    let v = g.base64(43) + "=";
+    add(
+        "wireguard private key",
+        "conf",
+        format!("[Interface]\n{} = {v}\nAddress = 10.8.0.2/32\n", cat(&["Private", "Key"])),
+        vec![v],
+    );
+    let (public, v) = (g.base64(43) + "=", g.base64(43) + "=");
+    add(
+        "wireguard preshared key",
+        "conf",
+        format!("[Peer]\nPublicKey = {public}\n{} = {v}\nEndpoint = vpn.example.com:51820\n", cat(&["Preshared", "Key"])),
+        vec![v],
+    );
+    for (kind, tag) in [
+        ("openvpn inline tls-auth key", "tls-auth"),
+        ("openvpn inline static secret", "secret"),
+        ("openvpn inline tls-crypt key", "tls-crypt"),
+    ] {
+        let body: Vec<String> = (0..16).map(|_| g.hex(32)).collect();
+        let label = cat(&["OpenVPN Static", " key V1"]);
+        let text = format!(
+            "client\nremote vpn.example.com 1194\n<{tag}>\n-----BEGIN {label}-----\n{}\n-----END {label}-----\n</{tag}>\n",
+            body.join("\n")
+        );
+        add(kind, "ovpn", text, body);
+    }
+    {
+        let (text, body) = pem_block(g, "", 64);
+        add(
+            "openvpn inline private key",
+            "ovpn",
+            format!("client\n<key>\n{text}</key>\n"),
+            body,
+        );
+    }
+    let v = g.password(13);
+    add(
+        "openvpn inline auth-user-pass",
+        "ovpn",
+        format!("client\n<auth-user-pass>\nvpnuser\n{v}\n</auth-user-pass>\n"),
+        vec![v],
+    );
+    let (v, w) = (g.password(12), g.password(13));
+    add(
+        "ansible ini inventory passwords",
+        "ini",
+        format!("[web]\nweb1 ansible_host=10.0.0.5 ansible_user=deploy ansible_ssh_pass={v} ansible_become_pass={w}\n"),
+        vec![v, w],
+    );
+    let v = g.password(12);
+    add(
+        "ansible inventory password in a host line",
+        "ini",
+        format!("[db]\ndb1 ansible_password={v} ansible_host=10.0.0.9\n"),
+        vec![v],
+    );
+    let v = g.password(14);
+    add(
+        "sssd ldap_default_authtok",
+        "conf",
+        format!("[domain/corp]\nldap_default_bind_dn = cn=svc,dc=corp,dc=example\nldap_default_authtok_type = password\nldap_default_authtok = {v}\n"),
+        vec![v],
+    );
+    let v = g.password(15);
+    add(
+        "nuget ClearTextPassword",
+        "config",
+        format!("<packageSourceCredentials>\n  <Shop>\n    <add key=\"Username\" value=\"ci\" />\n    <add key=\"{}\" value=\"{v}\" />\n  </Shop>\n</packageSourceCredentials>\n", cat(&["ClearText", "Password"])),
+        vec![v],
+    );
+    let v = g.alnum(32);
+    add(
+        "appSettings api key",
+        "config",
+        format!("<appSettings>\n  <add key=\"PaymentsApiKey\" value=\"{v}\" />\n</appSettings>\n"),
+        vec![v],
+    );
+    let v = g.password(12);
+    add(
+        "spring xml property password",
+        "xml",
+        format!("<bean id=\"ds\" class=\"org.apache.commons.dbcp2.BasicDataSource\">\n  <property name=\"password\" value=\"{v}\"/>\n</bean>\n"),
+        vec![v],
+    );
+    let v = g.base64(28);
+    add(
+        "nginx basic authorization header",
+        "conf",
+        format!("location /api/ {{\n    proxy_pass http://backend;\n    proxy_set_header Authorization \"Basic {v}\";\n}}\n"),
+        vec![v],
+    );
+    let v = g.base64(32);
+    add(
+        "apache basic authorization header",
+        "conf",
+        format!("<Location /reports>\n  RequestHeader set Authorization \"Basic {v}\"\n</Location>\n"),
+        vec![v],
+    );
+    let v = g.base64(24) + "==";
+    add(
+        "basic authorization in a json header map",
+        "json",
+        format!("{{\"headers\": {{\"Authorization\": \"Basic {v}\"}}}}\n"),
+        vec![v],
+    );
+    let v = g.password(16);
+    add(
+        "redis requirepass",
+        "conf",
+        format!("bind 127.0.0.1\nport 6379\nrequirepass {v}\n"),
+        vec![v],
+    );
+
+    // Literals passed to authentication and signing calls.
+    let v = g.password(24);
+    add(
+        "jwt.sign with an hs256 secret",
+        "js",
+        format!("const token = jwt.sign({{ sub: user.id }}, '{v}', {{ algorithm: 'HS256', expiresIn: '1h' }});\n"),
+        vec![v],
+    );
+    let v = g.password(20);
+    add(
+        "pyjwt encode with a key",
+        "py",
+        format!("token = jwt.encode({{\"sub\": user_id}}, \"{v}\", algorithm=\"HS256\")\n"),
+        vec![v],
+    );
+    let v = g.password(22);
+    add(
+        "go jwt SignedString",
+        "go",
+        format!("signed, err := token.SignedString([]byte(\"{v}\"))\n"),
+        vec![v],
+    );
+    let v = g.alnum(32);
+    add(
+        "node createHmac key",
+        "js",
+        format!("const signature = crypto.createHmac('sha256', '{v}').update(body).digest('hex');\n"),
+        vec![v],
+    );
+    let v = g.alnum(32);
+    add(
+        "python hmac.new key",
+        "py",
+        format!("digest = hmac.new(b\"{v}\", body, hashlib.sha256).hexdigest()\n"),
+        vec![v],
+    );
+    let v = g.password(18);
+    add(
+        "pycryptodome HMAC.new key",
+        "py",
+        format!("h = HMAC.new(b'{v}', digestmod=SHA256)\n"),
+        vec![v],
+    );
+    let v = g.alnum(40);
+    add(
+        "php hash_hmac key",
+        "php",
+        format!("$signature = hash_hmac('sha256', $payload, '{v}');\n"),
+        vec![v],
+    );
+    let v = g.alnum(32);
+    add(
+        "ruby OpenSSL HMAC key",
+        "rb",
+        format!("sig = OpenSSL::HMAC.hexdigest('SHA256', '{v}', payload)\n"),
+        vec![v],
+    );
+    let v = g.password(20);
+    add(
+        "java SecretKeySpec key",
+        "java",
+        format!("Key key = new SecretKeySpec(\"{v}\".getBytes(UTF_8), \"HmacSHA256\");\n"),
+        vec![v],
+    );
+    let v = g.password(20);
+    add(
+        "java-jwt Algorithm.HMAC256 secret",
+        "java",
+        format!("Algorithm algorithm = Algorithm.HMAC256(\"{v}\");\n"),
+        vec![v],
+    );
+    let v = g.password(20);
+    add(
+        "rust jsonwebtoken from_secret",
+        "rs",
+        format!("let key = EncodingKey::from_secret(b\"{v}\");\n"),
+        vec![v],
+    );
+    let discord_token = |g: &mut Gen| {
+        format!(
+            "M{}.{}.{}",
+            g.base64url(25),
+            g.base64url(6),
+            g.base64url(38)
+        )
+    };
+    let v = discord_token(g);
+    add(
+        "discord.js client.login token",
+        "js",
+        format!("const {{ Client, GatewayIntentBits }} = require(\"discord.js\");\nconst client = new Client({{ intents: [GatewayIntentBits.Guilds] }});\nclient.on(\"ready\", () => console.log(\"ready\"));\nclient.login(\"{v}\");\n"),
+        vec![v],
+    );
+    let v = discord_token(g);
+    add(
+        "discord.py bot.run token",
+        "py",
+        format!("import discord\n\nbot = discord.Client(intents=discord.Intents.default())\n\nbot.run(\"{v}\")\n"),
+        vec![v],
+    );
+    let v = g.alnum(40);
+    add(
+        "client.login with a token",
+        "ts",
+        format!("await client.login(\"{v}\");\n"),
+        vec![v],
+    );
+    let v = g.password(14);
+    add(
+        "smtp login password",
+        "py",
+        format!("server = smtplib.SMTP_SSL(\"smtp.example.com\", 465)\nserver.login(\"alerts@shop.example.com\", \"{v}\")\n"),
+        vec![v],
+    );
+    let v = g.password(12);
+    add(
+        "ldap simple_bind_s password",
+        "py",
+        format!("conn.simple_bind_s(\"cn=admin,dc=corp,dc=example\", \"{v}\")\n"),
+        vec![v],
+    );
+    let v = g.password(12);
+    add(
+        "requests auth tuple",
+        "py",
+        format!("r = requests.get(url, auth=(\"deploy\", \"{v}\"), timeout=10)\n"),
+        vec![v],
+    );
+    let v = g.password(13);
+    add(
+        "HTTPBasicAuth password",
+        "py",
+        format!("session.auth = HTTPBasicAuth(\"deploy\", \"{v}\")\n"),
+        vec![v],
+    );
+    let v = g.password(15);
+    add(
+        "authenticate call password",
+        "js",
+        format!("const user = await ldap.authenticate(\"svc-reports\", \"{v}\");\n"),
+        vec![v],
+    );
+
+    // Keys inside URLs' paths.
+    let v = format!("{}:{}{}", g.digits(10), cat(&["A", "A"]), g.base64url(33));
+    add(
+        "telegram bot token in an api url",
+        "sh",
+        format!("curl -s \"https://api.telegram.org/bot{v}/sendMessage\" -d chat_id=42 -d text=done\n"),
+        vec![v],
+    );
+    let (v, w) = (g.hex(32), g.uuid());
+    add(
+        "teams incoming webhook url",
+        "json",
+        format!(
+            "{{\"teams\": \"https://shop.webhook.office.com/webhookb2/{}@{}/IncomingWebhook/{v}/{w}\"}}\n",
+            g.uuid(),
+            g.uuid()
+        ),
+        vec![v, w],
+    );
+    let v = g.lower_alnum(26);
+    add(
+        "mattermost webhook url",
+        "yaml",
+        format!("notify:\n  url: https://chat.example.com/hooks/{v}\n"),
+        vec![v],
+    );
+    let v = g.base64url(22);
+    add(
+        "ifttt maker key in a url",
+        "py",
+        format!("requests.post(\"https://maker.ifttt.com/trigger/deployed/with/key/{v}\")\n"),
+        vec![v],
+    );
+    let v = format!(
+        "{}/T{}/B{}/{}",
+        cat(&["hooks.", "slack.com/services"]),
+        g.upper_alnum(10),
+        g.upper_alnum(10),
+        g.alnum(24)
+    );
+    add(
+        "slack webhook url without a scheme",
+        "env",
+        format!("SLACK_HOOK={v}\n"),
+        vec![v],
+    );
+
+    // Wallet keys in deployment configs.
+    let v = g.hex(64);
+    add(
+        "hardhat accounts private key",
+        "js",
+        format!("module.exports = {{\n  networks: {{\n    mainnet: {{\n      url: \"https://eth.example.com\",\n      accounts: [\"0x{v}\"],\n    }},\n  }},\n}};\n"),
+        vec![v],
+    );
+    let (v, w) = (g.hex(64), g.hex(64));
+    add(
+        "hardhat accounts over several lines",
+        "ts",
+        format!("const config: HardhatUserConfig = {{\n  networks: {{\n    sepolia: {{\n      accounts: [\n        \"0x{v}\",\n        \"0x{w}\",\n      ],\n    }},\n  }},\n}};\n"),
+        vec![v, w],
+    );
+    let v = g.hex(64);
+    add(
+        "ethers wallet private key",
+        "js",
+        format!("const wallet = new ethers.Wallet(\"0x{v}\", provider);\n"),
+        vec![v],
+    );
+    let v = g.mnemonic(12);
+    add(
+        "truffle mnemonic",
+        "js",
+        format!("const HDWalletProvider = require(\"@truffle/hdwallet-provider\");\nconst mnemonic = \"{v}\";\n"),
+        vec![v],
+    );
+    let v = g.mnemonic(24);
+    add(
+        "hardhat accounts mnemonic",
+        "js",
+        format!("networks: {{\n  goerli: {{\n    accounts: {{ mnemonic: \"{v}\" }},\n  }},\n}},\n"),
+        vec![v],
+    );
+    let v = g.mnemonic(12);
+    add(
+        "HDWalletProvider mnemonic argument",
+        "js",
+        format!("provider: () => new HDWalletProvider(\"{v}\", \"https://rpc.example.com\"),\n"),
+        vec![v],
+    );
     out
 }
 
@@ -1251,6 +1661,150 @@ pub fn benign(seed: u64) -> Vec<Benign> {
         "semver and commit",
         "txt",
         format!("version = \"1.2.3+{}\"\n", g.hex(7)),
+    );
+    // Look-alikes of the shapes of issue #55.
+    add(
+        "pgpass line with a wildcard password",
+        "pgpass",
+        "localhost:5432:*:postgres:*\n".to_string(),
+    );
+    add(
+        "pgpass line with a placeholder password",
+        "pgpass",
+        "db.internal:5432:shop:app:<password>\n".to_string(),
+    );
+    add(
+        "jwt.sign with a secret from the environment",
+        "js",
+        "const token = jwt.sign(payload, process.env.SECRET, { expiresIn: '1h' });\n".to_string(),
+    );
+    add(
+        "jwt.sign with a placeholder secret",
+        "js",
+        "const token = jwt.sign(payload, 'changeme');\n".to_string(),
+    );
+    add(
+        "createHmac with a key variable",
+        "js",
+        "const signature = crypto.createHmac('sha256', secret).update(body).digest('hex');\n"
+            .to_string(),
+    );
+    add(
+        "hmac.new with a key variable",
+        "py",
+        "digest = hmac.new(key, body, hashlib.sha256).hexdigest()\n".to_string(),
+    );
+    add(
+        "string encoded to utf-8",
+        "py",
+        "data = text.encode(\"utf-8\")\n".to_string(),
+    );
+    add(
+        "client.login with a token from the environment",
+        "js",
+        "const { Client } = require(\"discord.js\");\nclient.login(process.env.DISCORD_TOKEN);\n"
+            .to_string(),
+    );
+    add(
+        "smtp login with a placeholder",
+        "py",
+        "server.login(\"alerts@shop.example.com\", \"<password>\")\n".to_string(),
+    );
+    add(
+        "transaction hash",
+        "js",
+        format!("const txHash = \"0x{}\";\n", g.hex(64)),
+    );
+    add(
+        "role id constant (a keccak hash)",
+        "sol",
+        format!(
+            "bytes32 public constant MINTER_ROLE = 0x{}; // keccak256(\"MINTER_ROLE\")\n",
+            g.hex(64)
+        ),
+    );
+    add(
+        "expected hash in a test",
+        "ts",
+        format!("expect(await contract.hashOf(order)).to.equal(\"0x{}\");\n", g.hex(64)),
+    );
+    add(
+        "hardhat accounts from the environment",
+        "js",
+        "networks: {\n  mainnet: {\n    accounts: [process.env.PRIVATE_KEY],\n  },\n},\n"
+            .to_string(),
+    );
+    add(
+        "hardhat's public test mnemonic",
+        "js",
+        "accounts: { mnemonic: \"test test test test test test test test test test test junk\" },\n"
+            .to_string(),
+    );
+    add(
+        "wireguard public key",
+        "conf",
+        format!("[Peer]\nPublicKey = {}=\nAllowedIPs = 10.8.0.0/24\n", g.base64(43)),
+    );
+    add(
+        "nginx authorization header passed through",
+        "conf",
+        "location / {\n    proxy_set_header Authorization $http_authorization;\n    proxy_set_header Authorization \"Basic $upstream_credentials\";\n}\n"
+            .to_string(),
+    );
+    add(
+        "ansible inventory with a vault reference",
+        "ini",
+        "[web]\nweb1 ansible_host=10.0.0.5 ansible_user=deploy ansible_ssh_pass=\"{{ vault_ssh_pass }}\"\n"
+            .to_string(),
+    );
+    add(
+        "ansible inventory with changeme",
+        "ini",
+        "[lab]\nlab1 ansible_host=192.168.1.20 ansible_become_pass=changeme\n".to_string(),
+    );
+    add(
+        "sssd authtok type",
+        "conf",
+        "[domain/corp]\nldap_default_authtok_type = password\n".to_string(),
+    );
+    add(
+        "appSettings with ordinary values",
+        "config",
+        "<appSettings>\n  <add key=\"PasswordMinLength\" value=\"12\" />\n  <add key=\"ApiBaseUrl\" value=\"https://api.example.com\" />\n</appSettings>\n"
+            .to_string(),
+    );
+    add(
+        "webhook routes",
+        "js",
+        "app.post(\"/webhooks/github\", verifySignature, handlePush);\nfetch(\"https://example.com/hooks/useAuthenticationState\");\n"
+            .to_string(),
+    );
+    add(
+        "telegram api url with a placeholder",
+        "md",
+        "Call `https://api.telegram.org/bot<token>/getMe` to check the token.\n".to_string(),
+    );
+    add(
+        "redis sample password comment",
+        "conf",
+        "# requirepass foobared\n".to_string(),
+    );
+    add(
+        "wpa_supplicant psk placeholder",
+        "conf",
+        "network={\n    ssid=\"ShopWifi\"\n    psk=\"<password>\"\n}\n".to_string(),
+    );
+    add(
+        "login form handler",
+        "js",
+        "await page.login(username, password);\nrouter.post(\"/login\", (req, res) => auth.login(req.body.user, req.body.pass));\n"
+            .to_string(),
+    );
+    add(
+        "mnemonic from the environment",
+        "js",
+        "const mnemonic = process.env.MNEMONIC;\nconst provider = new HDWalletProvider(mnemonic, rpcUrl);\n"
+            .to_string(),
     );
     out
 }
