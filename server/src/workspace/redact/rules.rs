@@ -3,6 +3,13 @@
 //! rules worth running, each of those runs its regex over the whole text. The same pass
 //! finds the key blocks' keywords and the assignment's name words ([`Hits`]): a text is
 //! read once for all three finders.
+//!
+//! A finding is decided by its own line (or, for a rule whose regex spans lines, by the
+//! whole text, which `needs_whole_text` then asks for): a rule's keyword found anywhere
+//! in a file only says the rule is worth running, and a rule whose match need not hold
+//! its keyword (`discord` names the file, the token stands on `client.login(…)`'s line)
+//! counts a match only where a keyword stands on the match's line. Otherwise a search,
+//! which redacts only the lines it matched, would show what a read of the file redacts.
 
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
@@ -46,6 +53,10 @@ struct TokenSpec {
     secret: usize,
     #[serde(default)]
     value: Option<String>,
+    /// A pattern for the values inside the secret group (a list of keys): each match
+    /// of it there is a finding, rather than the group itself.
+    #[serde(default)]
+    each: Option<String>,
 }
 
 /// The words of the `[assignment]` table, lower case.
@@ -104,6 +115,9 @@ pub enum ValueTest {
     None,
     Random,
     Password,
+    /// A recovery phrase: at least 12 words, half of them different (not hardhat's
+    /// public `test test … junk`).
+    Phrase,
 }
 
 pub struct TokenRule {
@@ -111,6 +125,10 @@ pub struct TokenRule {
     regex: LazyRegex,
     secret: usize,
     value: ValueTest,
+    each: Option<LazyRegex>,
+    /// The keywords, lower case, when a match need not hold one: then one must stand on
+    /// the match's line (see the module's comment). Empty when every match holds one.
+    line_keywords: Vec<String>,
 }
 
 /// What a keyword of the one automaton stands for.
@@ -183,13 +201,21 @@ fn load(text: &str) -> Rules {
                 None => ValueTest::None,
                 Some("random") => ValueTest::Random,
                 Some("password") => ValueTest::Password,
+                Some("phrase") => ValueTest::Phrase,
                 Some(other) => panic!("rules.toml: {}: unknown value test {other}", spec.id),
+            };
+            let line_keywords = if match_holds_a_keyword(&spec.regex, &spec.keywords) {
+                Vec::new()
+            } else {
+                spec.keywords.iter().map(|k| k.to_ascii_lowercase()).collect()
             };
             TokenRule {
                 marker: spec.marker.clone(),
                 regex: compile(&spec.id, &spec.regex),
                 secret: spec.secret,
                 value,
+                each: spec.each.as_deref().map(|each| compile(&spec.id, each)),
+                line_keywords,
             }
         })
         .collect();
@@ -277,6 +303,79 @@ fn can_match_line_break(pattern: &str) -> bool {
     regex_syntax::parse(pattern).map_or(true, |hir| walk(&hir))
 }
 
+/// Whether every match of `pattern` holds one of `keywords` (compared without case),
+/// read off its syntax tree: then the keyword gate of a line is the gate of the match,
+/// and the rule needs no look at the match's line. A pattern it cannot tell is treated
+/// as one whose matches may lack a keyword (the line is then looked at: slower, never
+/// wrong).
+fn match_holds_a_keyword(pattern: &str, keywords: &[String]) -> bool {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    let keywords: Vec<String> = keywords.iter().map(|k| k.to_ascii_lowercase()).collect();
+    // The one ASCII character (lower case) a node matches, in any case: a literal
+    // byte, or a class of one letter's two cases (what `(?i)` makes of a letter; the
+    // Unicode folds it adds, such as the Kelvin sign for `k`, are let pass).
+    fn one_char(hir: &Hir) -> Option<Vec<u8>> {
+        match hir.kind() {
+            HirKind::Literal(literal) => Some(literal.0.to_ascii_lowercase()),
+            HirKind::Class(Class::Unicode(class)) => {
+                let mut folded = class
+                    .ranges()
+                    .iter()
+                    .filter(|r| r.start().is_ascii())
+                    .flat_map(|r| r.start()..=r.end().min('\x7f'))
+                    .map(|c| c.to_ascii_lowercase() as u8);
+                let first = folded.next()?;
+                folded.all(|c| c == first).then(|| vec![first])
+            }
+            _ => None,
+        }
+    }
+    fn holds(hir: &Hir, keywords: &[String]) -> bool {
+        match hir.kind() {
+            HirKind::Concat(parts) => {
+                // The runs of literal characters this concatenation always matches.
+                let mut runs = vec![Vec::new()];
+                for part in parts {
+                    match one_char(part) {
+                        Some(bytes) => runs.last_mut().expect("a run").extend(bytes),
+                        None => runs.push(Vec::new()),
+                    }
+                }
+                runs.iter()
+                    .any(|run| keywords.iter().any(|k| contains(run, k.as_bytes())))
+                    || parts.iter().any(|part| holds(part, keywords))
+            }
+            HirKind::Alternation(branches) => branches.iter().all(|b| holds(b, keywords)),
+            HirKind::Capture(capture) => holds(&capture.sub, keywords),
+            HirKind::Repetition(repetition) if repetition.min > 0 => {
+                holds(&repetition.sub, keywords)
+            }
+            _ => one_char(hir).is_some_and(|run| keywords.iter().any(|k| contains(&run, k.as_bytes()))),
+        }
+    }
+    fn contains(run: &[u8], keyword: &[u8]) -> bool {
+        !keyword.is_empty() && run.windows(keyword.len()).any(|w| w == keyword)
+    }
+    regex_syntax::parse(pattern).is_ok_and(|hir| holds(&hir, &keywords))
+}
+
+/// Whether one of `keywords` (lower case) stands on the line of `text` around `at`.
+fn line_holds_a_keyword(text: &str, at: std::ops::Range<usize>, keywords: &[String]) -> bool {
+    let start = text[..at.start].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at.end..].find('\n').map_or(text.len(), |i| at.end + i);
+    let line = text[start..end].to_ascii_lowercase();
+    keywords.iter().any(|k| line.contains(k.as_str()))
+}
+
+/// Whether `value` reads as a recovery phrase rather than one word repeated.
+fn is_phrase(value: &str) -> bool {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    let mut distinct = words.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    words.len() >= 12 && distinct.len() * 2 >= words.len()
+}
+
 impl Rules {
     /// Whether `text` holds a keyword of a rule whose findings may span lines (a key
     /// block, a netrc entry, a Terraform variable): then only a redaction of the whole
@@ -316,18 +415,34 @@ impl Rules {
                 let Some(secret) = caps.get(rule.secret) else {
                     continue;
                 };
-                let passes = match rule.value {
-                    ValueTest::None => true,
-                    ValueTest::Random => looks_random(secret.as_str()),
-                    ValueTest::Password => {
-                        secret.len() >= MIN_PASSWORD_LEN && !is_placeholder(secret.as_str(), "")
-                    }
+                if !rule.line_keywords.is_empty()
+                    && !line_holds_a_keyword(text, secret.range(), &rule.line_keywords)
+                {
+                    continue;
+                }
+                let values: Vec<(std::ops::Range<usize>, &str)> = match &rule.each {
+                    None => vec![(secret.range(), secret.as_str())],
+                    Some(each) => each
+                        .get()
+                        .find_iter(secret.as_str())
+                        .map(|m| (secret.start() + m.start()..secret.start() + m.end(), m.as_str()))
+                        .collect(),
                 };
-                if passes && !secret.is_empty() {
-                    out.push(Found {
-                        range: secret.range(),
-                        marker: rule.marker.clone(),
-                    });
+                for (range, value) in values {
+                    let passes = match rule.value {
+                        ValueTest::None => true,
+                        ValueTest::Random => looks_random(value),
+                        ValueTest::Password => {
+                            value.len() >= MIN_PASSWORD_LEN && !is_placeholder(value, "")
+                        }
+                        ValueTest::Phrase => is_phrase(value),
+                    };
+                    if passes && !value.is_empty() {
+                        out.push(Found {
+                            range,
+                            marker: rule.marker.clone(),
+                        });
+                    }
                 }
             }
         }
@@ -379,6 +494,9 @@ mod tests {
         // Every regex compiles (each is compiled only when its keyword is first found).
         for rule in &rules.tokens {
             rule.regex.get();
+            if let Some(each) = &rule.each {
+                each.get();
+            }
         }
         for block in &rules.blocks {
             block.begin.get();
