@@ -1,5 +1,8 @@
 //! Values assigned to secret-looking names: `db_password = "…"`, `"api_key": "…"`,
-//! `SIGNING_SALT=…`, YAML's `vault_token: …`, `setenv("API_TOKEN", "…")`.
+//! `SIGNING_SALT=…`, YAML's `vault_token: …`, `setenv("API_TOKEN", "…")`, a line of
+//! `name=value` pairs (an Ansible INI inventory's host line), and a name and its value
+//! as attributes (NuGet's and .NET's `<add key="ClearTextPassword" value="…"/>`,
+//! Spring's `<property name="password" value="…"/>`).
 //!
 //! The name decides the test (`[assignment]` in rules.toml): a password-like name's
 //! literal is redacted unless it is a placeholder or a reference; any other
@@ -33,6 +36,15 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// A name and its value as XML attributes: `key="…" value="…"`, `name="…" value="…"`.
+static ATTRIBUTE_PAIR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"\b(?:key|name)[ \t]*=[ \t]*"(?P<name>[A-Za-z_][A-Za-z0-9_.:-]*)"[ \t]+"#,
+        r#"value[ \t]*=[ \t]*"(?P<value>[^"\r\n]*)""#,
+    ))
+    .expect("valid regex")
+});
+
 /// Findings on every line of `text` that holds a name word as a word of a name;
 /// `name_words` (from `Rules::hits` of `text`) are where the words stand, by start.
 pub fn find(text: &str, name_words: &[Range<usize>]) -> Vec<Found> {
@@ -50,6 +62,15 @@ pub fn find(text: &str, name_words: &[Range<usize>]) -> Vec<Found> {
             .find('\n')
             .map_or(text.len(), |i| word.end + i);
         let line = &text[start..end];
+        for caps in ATTRIBUTE_PAIR.captures_iter(line) {
+            let value = caps.name("value").expect("a group of the match");
+            if let Some(marker) = verdict(&caps["name"], value.as_str(), true) {
+                out.push(Found {
+                    range: value.start() + start..value.end() + start,
+                    marker: marker.to_string(),
+                });
+            }
+        }
         let mut at = 0;
         while let Some(caps) = ASSIGNMENT.captures_at(line, at) {
             match judge(&caps, line) {
@@ -99,7 +120,7 @@ fn names_with(text: &str, start: usize, end: usize) -> bool {
 /// Whether the name word ending at `end` can stand in an assignment's name: the run of
 /// name characters it ends is followed, as `ASSIGNMENT` requires, by a quote and a `]`
 /// if any, blanks, and an operator (a comma only after a quote: `judge` takes no
-/// other). Only a name holding a name word can be judged secret, so a line where no
+/// other), or by the `value="` of an attribute pair. Only a name holding a name word can be judged secret, so a line where no
 /// name word passes holds no finding, and the regex is not run on it (most lines that
 /// name a token or a key use it rather than assign it).
 fn may_assign(text: &str, end: usize) -> bool {
@@ -120,6 +141,7 @@ fn may_assign(text: &str, end: usize) -> bool {
     match bytes.get(at) {
         Some(b':' | b'=' | b'?' | b'+' | b'<') => true,
         Some(b',') => quoted,
+        Some(b'v') => quoted && bytes[at..].starts_with(b"value"),
         _ => false,
     }
 }
@@ -136,7 +158,8 @@ fn judge(caps: &Captures<'_>, line: &str) -> Option<Found> {
     if op == "," && !quoted_name {
         return None;
     }
-    let kind = name_kind(name)?;
+    // Judged by its name first: most names are not secret-looking.
+    name_kind(name)?;
     let (value, quoted) = match (
         caps.name("dq"),
         caps.name("sq"),
@@ -157,23 +180,32 @@ fn judge(caps: &Captures<'_>, line: &str) -> Option<Found> {
     if !quoted && !ends_statement(op, text, &line[range.end..]) {
         return None;
     }
+    let marker = verdict(name, text, quoted)?;
+    Some(Found {
+        range,
+        marker: marker.to_string(),
+    })
+}
+
+/// The marker for `value` assigned to `name`, when it is a secret.
+fn verdict(name: &str, value: &str, quoted: bool) -> Option<&'static str> {
+    let kind = name_kind(name)?;
+    if value.chars().any(char::is_whitespace) || value.starts_with("[redacted") {
+        return None;
+    }
     let secret = match kind {
-        NameKind::Password => password_value(text, quoted, name),
-        NameKind::Secret => looks_random(text) && !is_expression(text),
+        NameKind::Password => password_value(value, quoted, name),
+        NameKind::Secret => looks_random(value) && !is_expression(value),
     };
     if !secret {
         return None;
     }
-    let marker = if kind == NameKind::Password {
+    Some(if kind == NameKind::Password {
         "password"
     } else if name.to_ascii_lowercase().contains("aws") {
         "aws secret key"
     } else {
         "secret"
-    };
-    Some(Found {
-        range,
-        marker: marker.to_string(),
     })
 }
 
@@ -200,7 +232,13 @@ fn ends_statement(op: &str, value: &str, rest: &str) -> bool {
         // `Token::Secret`: a path, not an assignment.
         return false;
     }
-    let rest = rest.trim_start_matches([' ', '\t']);
+    let trimmed = rest.trim_start_matches([' ', '\t']);
+    if trimmed.len() < rest.len() && op == "=" && starts_assignment(trimmed) {
+        // The next pair of a `name=value` list: `web1 ansible_user=deploy
+        // ansible_ssh_pass=… ansible_become_pass=…`.
+        return true;
+    }
+    let rest = trimmed;
     if rest.is_empty() || rest.starts_with(['\r', '\n', '#', '"', '\'']) || rest.starts_with("//") {
         return true;
     }
@@ -208,6 +246,17 @@ fn ends_statement(op: &str, value: &str, rest: &str) -> bool {
         ":" => rest.starts_with(['}', ',']) && !value.chars().all(|c| c.is_alphanumeric()),
         _ => rest.starts_with([';', ',', '&', '}', ')']),
     }
+}
+
+/// Whether `text` opens with `name=` (a name of letters, digits, `_`, `.`, `-`).
+fn starts_assignment(text: &str) -> bool {
+    let name_len = text
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || b"_.-".contains(b))
+        .count();
+    name_len > 0
+        && text.as_bytes()[0].is_ascii_alphabetic()
+        && text.as_bytes().get(name_len) == Some(&b'=')
 }
 
 /// A password-like name's value is a password unless it stands for one.
