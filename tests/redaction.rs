@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use copilot_ls_test_support::fake_provider::FakeProvider;
+use copilot_ls_test_support::secrets::cases;
 use copilot_ls_test_support::lsp_client::LspClient;
 use copilot_ls_test_support::workspace::temp_workspace;
 use serde_json::{json, Value};
@@ -98,9 +99,14 @@ fn the_no_provider_answer_shows_excerpts_with_secrets_redacted() {
 
 /// `copilot-ls tool search_code ARGS` in `ws`: its text.
 fn search(ws: &Path, args: Value) -> String {
+    tool(ws, "search_code", args)
+}
+
+/// `copilot-ls tool NAME ARGS` in `ws`: its text.
+fn tool(ws: &Path, name: &str, args: Value) -> String {
     let cache = tempfile::tempdir().unwrap();
     let output = std::process::Command::new(BIN)
-        .args(["tool", "search_code", &args.to_string(), "--workspace"])
+        .args(["tool", name, &args.to_string(), "--workspace"])
         .arg(ws)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -168,4 +174,53 @@ fn a_file_past_the_read_limit_is_searched_as_a_stream_and_redacted_all_the_same(
     let piece = &s[1][4..20];
     let out = search(ws.path(), json!({"pattern": piece, "case_sensitive": true}));
     assert!(out.starts_with("(no matches"), "{out}");
+}
+
+#[test]
+fn search_code_shows_each_line_as_read_file_does() {
+    // A secret whose rule's keyword stands on another line of the file (discord.js
+    // named at the top, the token on `client.login(…)`'s line), keys of a list spread
+    // over lines, an HS256 key: every line a search shows reads as read_file shows it,
+    // and holds no planted value.
+    let ws = tempfile::tempdir().unwrap();
+    let kinds = [
+        "discord.js client.login token",
+        "discord.py bot.run token",
+        "hardhat accounts over several lines",
+        "jwt.sign with an hs256 secret",
+        "wireguard preshared key",
+        "pgpass line",
+        "nginx basic authorization header",
+        "telegram bot token in an api url",
+    ];
+    let planted: Vec<_> = cases(5)
+        .into_iter()
+        .filter(|c| kinds.contains(&c.kind))
+        .collect();
+    assert_eq!(planted.len(), kinds.len());
+    for (i, case) in planted.iter().enumerate() {
+        let path = format!("case{i}.{}", case.ext);
+        std::fs::write(ws.path().join(&path), &case.text).unwrap();
+        let read = tool(ws.path(), "read_file", json!({"path": path}));
+        let searched = search(ws.path(), json!({"pattern": ".", "regex": true, "path": path}));
+        for value in &case.values {
+            assert!(!read.contains(value.as_str()), "read_file, {}: {read}", case.kind);
+            assert!(!searched.contains(value.as_str()), "search_code, {}: {searched}", case.kind);
+        }
+        for line in searched.lines() {
+            let prefix = format!("{path}:");
+            let Some((number, text)) = line
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once(": "))
+            else {
+                continue;
+            };
+            let shown = format!("{number}\t{text}");
+            assert!(
+                read.lines().any(|l| l.trim_end() == shown.trim_end()),
+                "{}: search shows {line:?}, read_file:\n{read}",
+                case.kind
+            );
+        }
+    }
 }

@@ -167,7 +167,24 @@ fn planted_secrets_reach_neither_the_provider_nor_the_answer_nor_the_log() {
             json!({"path": "planted/private_key_in_java_string_concatenation.java"}),
         ),
         call("f1".into(), "find_symbol", json!({"name": "Keys"})),
+        call("f2".into(), "find_symbol", json!({"name": "config"})),
+        call("f3".into(), "find_symbol", json!({"name": "client"})),
     ];
+    // Every line of every planted file and buffer through search_code, which redacts
+    // only the lines it matched when no secret of the text may span lines: each line
+    // must read as read_file shows it (a token whose rule's keyword stands on another
+    // line of the file was redacted by one and shown by the other).
+    let mut every_line = Vec::new();
+    for (i, case) in planted.iter().enumerate() {
+        for (prefix, dir) in [("l", "planted"), ("m", "unsaved")] {
+            let path = format!("{dir}/{}", file_name(case.kind, case.ext));
+            every_line.push(call(
+                format!("{prefix}{i}"),
+                "search_code",
+                json!({"pattern": ".", "regex": true, "path": path}),
+            ));
+        }
+    }
     let benign_reads: Vec<Value> = benign(7)
         .iter()
         .enumerate()
@@ -185,12 +202,13 @@ fn planted_secrets_reach_neither_the_provider_nor_the_answer_nor_the_log() {
         {"tool_calls": searches},
         {"tool_calls": buffers},
         {"tool_calls": benign_reads},
+        {"tool_calls": every_line},
         {"text": "The storefront's settings are under planted/."},
     ]}));
     let mut client = LspClient::spawn(Path::new(BIN), ws.path(), &[("TEST_PROVIDER_KEY", "k")]);
     let options = json!({
         "provider": "openai", "baseUrl": fake.openai_base_url(), "model": "m",
-        "apiKeyEnv": "TEST_PROVIDER_KEY", "maxSteps": 10,
+        "apiKeyEnv": "TEST_PROVIDER_KEY", "maxSteps": 12,
     });
     client.initialize(ws.path(), json!({}), options);
     // The same texts as unsaved buffers: open in the editor, not on disk.
@@ -214,7 +232,7 @@ fn planted_secrets_reach_neither_the_provider_nor_the_answer_nor_the_log() {
         )
         .unwrap();
     let requests = fake.requests();
-    assert_eq!(requests.len(), 6, "every scripted turn ran");
+    assert_eq!(requests.len(), 7, "every scripted turn ran");
     let mut sent = String::new();
     for request in &requests {
         assert_no_planted(

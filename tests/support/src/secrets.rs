@@ -1039,7 +1039,7 @@ pub fn cases(seed: u64) -> Vec<Case> {
     );
     let v = g.base64(43) + "=";
     add(
-        "wireguard private key",
+        "wireguard interface key",
         "conf",
         format!("[Interface]\n{} = {v}\nAddress = 10.8.0.2/32\n", cat(&["Private", "Key"])),
         vec![v],
@@ -1344,7 +1344,7 @@ pub fn cases(seed: u64) -> Vec<Case> {
     // Wallet keys in deployment configs.
     let v = g.hex(64);
     add(
-        "hardhat accounts private key",
+        "hardhat accounts wallet key",
         "js",
         format!("module.exports = {{\n  networks: {{\n    mainnet: {{\n      url: \"https://eth.example.com\",\n      accounts: [\"0x{v}\"],\n    }},\n  }},\n}};\n"),
         vec![v],
@@ -1358,7 +1358,7 @@ pub fn cases(seed: u64) -> Vec<Case> {
     );
     let v = g.hex(64);
     add(
-        "ethers wallet private key",
+        "ethers wallet key argument",
         "js",
         format!("const wallet = new ethers.Wallet(\"0x{v}\", provider);\n"),
         vec![v],

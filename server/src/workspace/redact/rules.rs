@@ -537,4 +537,48 @@ mod tests {
         assert_eq!(ids.len(), unique.len(), "rule ids are unique");
         assert!(table.block.iter().all(|b| !b.keyword.is_empty()));
     }
+
+    #[test]
+    fn a_rule_whose_match_may_lack_its_keyword_looks_at_the_match_line() {
+        let holds = |pattern: &str, keywords: &[&str]| {
+            let keywords: Vec<String> = keywords.iter().map(|k| k.to_string()).collect();
+            match_holds_a_keyword(pattern, &keywords)
+        };
+        assert!(holds(r"\bghp_[0-9A-Za-z]{36}\b", &["ghp_"]));
+        assert!(holds(r"(?i)\bauthorization[ \t]+(\S+)", &["Authorization"]));
+        assert!(holds(r"(?:\bbot|\b)(\d{5,16}:AA[0-9A-Za-z_-]{32})", &[":AA"]));
+        assert!(holds(r"\b(?i:hmac)\.new\(", &["hmac.new("]));
+        assert!(holds(r"\b(?:login|authenticate)\(", &["login", "authenticate"]));
+        // The keyword is context, not part of the match.
+        assert!(!holds(r"\b[MNO][0-9A-Za-z_-]{23,25}\.[0-9A-Za-z_-]{6}", &["discord"]));
+        assert!(!holds(r"^[a-z]+:(?:\d{2,5}|\*):(\S+)", &[":5432:"]));
+        // An alternation holds one only when each branch does.
+        assert!(!holds(r"\b(?:login|run)\(", &["login"]));
+        // One optional character cuts a run: `seed_?phrase` holds neither spelling.
+        assert!(!holds(r"seed_?phrase", &["seedphrase", "seed_phrase"]));
+
+        let rules = &*RULES;
+        let table: Table = toml::from_str(include_str!("rules.toml")).unwrap();
+        let by_line: Vec<&str> = table
+            .token
+            .iter()
+            .zip(&rules.tokens)
+            .filter(|(_, rule)| !rule.line_keywords.is_empty())
+            .map(|(spec, _)| spec.id.as_str())
+            .collect();
+        assert!(by_line.contains(&"discord-bot-token"), "{by_line:?}");
+        assert!(by_line.len() < table.token.len() / 4, "{by_line:?}");
+        // The token on a line of its own in a file that names Discord elsewhere: the
+        // line decides, read alone or in the file.
+        let token = ["MTk4NjIyNDgzNDcxOTI1MjQ4", ".Cl2FMQ.", "ZnCjm1XVW7vRze4b7Cq4se7kKWs"].concat();
+        let file = format!("const discord = require(\"discord.js\");\nconst t = \"{token}\";\n");
+        let line = format!("const t = \"{token}\";\n");
+        for text in [file.as_str(), line.as_str()] {
+            let hits = rules.hits(text);
+            assert!(rules.tokens(text, &hits.tokens).is_empty(), "{text}");
+        }
+        let login = format!("client.login(\"{token}\");\n");
+        let hits = rules.hits(&login);
+        assert!(!rules.tokens(&login, &hits.tokens).is_empty());
+    }
 }
