@@ -10,7 +10,9 @@
 //!    (randomness.rs) for names that are not password-like.
 //!
 //! Redact whole files, then take the lines to show ([`redact_lines`]): a key block is
-//! only recognisable from its BEGIN line. Measured recall and false positives are in
+//! only recognisable from its BEGIN line. Every other finding is decided by its own
+//! line (rules.rs), so a search may redact only the lines it matched and show what a
+//! read of the whole file shows. Measured recall and false positives are in
 //! docs/security.md; `tests/redact_table.rs` is the table, `tests/redact_corpus.rs`
 //! counts false positives over real code.
 
