@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use copilot_ls_test_support::fake_provider::FakeProvider;
-use copilot_ls_test_support::secrets::cases;
 use copilot_ls_test_support::lsp_client::LspClient;
+use copilot_ls_test_support::secrets::cases;
 use copilot_ls_test_support::workspace::temp_workspace;
 use serde_json::{json, Value};
 
@@ -202,10 +202,21 @@ fn search_code_shows_each_line_as_read_file_does() {
         let path = format!("case{i}.{}", case.ext);
         std::fs::write(ws.path().join(&path), &case.text).unwrap();
         let read = tool(ws.path(), "read_file", json!({"path": path}));
-        let searched = search(ws.path(), json!({"pattern": ".", "regex": true, "path": path}));
+        let searched = search(
+            ws.path(),
+            json!({"pattern": ".", "regex": true, "path": path}),
+        );
         for value in &case.values {
-            assert!(!read.contains(value.as_str()), "read_file, {}: {read}", case.kind);
-            assert!(!searched.contains(value.as_str()), "search_code, {}: {searched}", case.kind);
+            assert!(
+                !read.contains(value.as_str()),
+                "read_file, {}: {read}",
+                case.kind
+            );
+            assert!(
+                !searched.contains(value.as_str()),
+                "search_code, {}: {searched}",
+                case.kind
+            );
         }
         for line in searched.lines() {
             let prefix = format!("{path}:");

@@ -108,13 +108,13 @@ impl Gen {
     pub fn mnemonic(&mut self, n: usize) -> String {
         const WORDS: &[&str] = &[
             "abandon", "ability", "absorb", "access", "across", "actor", "adapt", "admit",
-            "advice", "afford", "agent", "alarm", "album", "alley", "amber", "anchor",
-            "angle", "apple", "arena", "armor", "arrow", "asset", "autumn", "bacon",
-            "banner", "barrel", "beach", "bench", "bitter", "blanket", "border", "bottom",
-            "brave", "bridge", "bronze", "cabin", "cactus", "canal", "carbon", "castle",
-            "cherry", "chimney", "circle", "clever", "cloud", "coconut", "copper", "coral",
-            "cradle", "crystal", "dolphin", "donkey", "dragon", "eagle", "ember", "fabric",
-            "falcon", "garlic", "harbor", "island", "jungle", "lantern", "meadow", "velvet",
+            "advice", "afford", "agent", "alarm", "album", "alley", "amber", "anchor", "angle",
+            "apple", "arena", "armor", "arrow", "asset", "autumn", "bacon", "banner", "barrel",
+            "beach", "bench", "bitter", "blanket", "border", "bottom", "brave", "bridge", "bronze",
+            "cabin", "cactus", "canal", "carbon", "castle", "cherry", "chimney", "circle",
+            "clever", "cloud", "coconut", "copper", "coral", "cradle", "crystal", "dolphin",
+            "donkey", "dragon", "eagle", "ember", "fabric", "falcon", "garlic", "harbor", "island",
+            "jungle", "lantern", "meadow", "velvet",
         ];
         (0..n)
             .map(|_| WORDS[(self.next_u64() % WORDS.len() as u64) as usize])
@@ -1041,14 +1041,20 @@ pub fn cases(seed: u64) -> Vec<Case> {
     add(
         "wireguard interface key",
         "conf",
-        format!("[Interface]\n{} = {v}\nAddress = 10.8.0.2/32\n", cat(&["Private", "Key"])),
+        format!(
+            "[Interface]\n{} = {v}\nAddress = 10.8.0.2/32\n",
+            cat(&["Private", "Key"])
+        ),
         vec![v],
     );
     let (public, v) = (g.base64(43) + "=", g.base64(43) + "=");
     add(
         "wireguard preshared key",
         "conf",
-        format!("[Peer]\nPublicKey = {public}\n{} = {v}\nEndpoint = vpn.example.com:51820\n", cat(&["Preshared", "Key"])),
+        format!(
+            "[Peer]\nPublicKey = {public}\n{} = {v}\nEndpoint = vpn.example.com:51820\n",
+            cat(&["Preshared", "Key"])
+        ),
         vec![v],
     );
     for (kind, tag) in [
@@ -1133,7 +1139,9 @@ pub fn cases(seed: u64) -> Vec<Case> {
     add(
         "apache basic authorization header",
         "conf",
-        format!("<Location /reports>\n  RequestHeader set Authorization \"Basic {v}\"\n</Location>\n"),
+        format!(
+            "<Location /reports>\n  RequestHeader set Authorization \"Basic {v}\"\n</Location>\n"
+        ),
         vec![v],
     );
     let v = g.base64(24) + "==";
@@ -1177,7 +1185,9 @@ pub fn cases(seed: u64) -> Vec<Case> {
     add(
         "node createHmac key",
         "js",
-        format!("const signature = crypto.createHmac('sha256', '{v}').update(body).digest('hex');\n"),
+        format!(
+            "const signature = crypto.createHmac('sha256', '{v}').update(body).digest('hex');\n"
+        ),
         vec![v],
     );
     let v = g.alnum(32);
@@ -1299,7 +1309,9 @@ pub fn cases(seed: u64) -> Vec<Case> {
     add(
         "telegram bot token in an api url",
         "sh",
-        format!("curl -s \"https://api.telegram.org/bot{v}/sendMessage\" -d chat_id=42 -d text=done\n"),
+        format!(
+            "curl -s \"https://api.telegram.org/bot{v}/sendMessage\" -d chat_id=42 -d text=done\n"
+        ),
         vec![v],
     );
     let (v, w) = (g.hex(32), g.uuid());
@@ -1726,7 +1738,10 @@ pub fn benign(seed: u64) -> Vec<Benign> {
     add(
         "expected hash in a test",
         "ts",
-        format!("expect(await contract.hashOf(order)).to.equal(\"0x{}\");\n", g.hex(64)),
+        format!(
+            "expect(await contract.hashOf(order)).to.equal(\"0x{}\");\n",
+            g.hex(64)
+        ),
     );
     add(
         "hardhat accounts from the environment",
@@ -1743,7 +1758,10 @@ pub fn benign(seed: u64) -> Vec<Benign> {
     add(
         "wireguard public key",
         "conf",
-        format!("[Peer]\nPublicKey = {}=\nAllowedIPs = 10.8.0.0/24\n", g.base64(43)),
+        format!(
+            "[Peer]\nPublicKey = {}=\nAllowedIPs = 10.8.0.0/24\n",
+            g.base64(43)
+        ),
     );
     add(
         "nginx authorization header passed through",

@@ -207,7 +207,10 @@ fn load(text: &str) -> Rules {
             let line_keywords = if match_holds_a_keyword(&spec.regex, &spec.keywords) {
                 Vec::new()
             } else {
-                spec.keywords.iter().map(|k| k.to_ascii_lowercase()).collect()
+                spec.keywords
+                    .iter()
+                    .map(|k| k.to_ascii_lowercase())
+                    .collect()
             };
             TokenRule {
                 marker: spec.marker.clone(),
@@ -350,7 +353,8 @@ fn match_holds_a_keyword(pattern: &str, keywords: &[String]) -> bool {
             HirKind::Repetition(repetition) if repetition.min > 0 => {
                 holds(&repetition.sub, keywords)
             }
-            _ => one_char(hir).is_some_and(|run| keywords.iter().any(|k| contains(&run, k.as_bytes()))),
+            _ => one_char(hir)
+                .is_some_and(|run| keywords.iter().any(|k| contains(&run, k.as_bytes()))),
         }
     }
     fn contains(run: &[u8], keyword: &[u8]) -> bool {
@@ -425,7 +429,12 @@ impl Rules {
                     Some(each) => each
                         .get()
                         .find_iter(secret.as_str())
-                        .map(|m| (secret.start() + m.start()..secret.start() + m.end(), m.as_str()))
+                        .map(|m| {
+                            (
+                                secret.start() + m.start()..secret.start() + m.end(),
+                                m.as_str(),
+                            )
+                        })
                         .collect(),
                 };
                 for (range, value) in values {
@@ -546,11 +555,20 @@ mod tests {
         };
         assert!(holds(r"\bghp_[0-9A-Za-z]{36}\b", &["ghp_"]));
         assert!(holds(r"(?i)\bauthorization[ \t]+(\S+)", &["Authorization"]));
-        assert!(holds(r"(?:\bbot|\b)(\d{5,16}:AA[0-9A-Za-z_-]{32})", &[":AA"]));
+        assert!(holds(
+            r"(?:\bbot|\b)(\d{5,16}:AA[0-9A-Za-z_-]{32})",
+            &[":AA"]
+        ));
         assert!(holds(r"\b(?i:hmac)\.new\(", &["hmac.new("]));
-        assert!(holds(r"\b(?:login|authenticate)\(", &["login", "authenticate"]));
+        assert!(holds(
+            r"\b(?:login|authenticate)\(",
+            &["login", "authenticate"]
+        ));
         // The keyword is context, not part of the match.
-        assert!(!holds(r"\b[MNO][0-9A-Za-z_-]{23,25}\.[0-9A-Za-z_-]{6}", &["discord"]));
+        assert!(!holds(
+            r"\b[MNO][0-9A-Za-z_-]{23,25}\.[0-9A-Za-z_-]{6}",
+            &["discord"]
+        ));
         assert!(!holds(r"^[a-z]+:(?:\d{2,5}|\*):(\S+)", &[":5432:"]));
         // An alternation holds one only when each branch does.
         assert!(!holds(r"\b(?:login|run)\(", &["login"]));
@@ -570,7 +588,12 @@ mod tests {
         assert!(by_line.len() < table.token.len() / 4, "{by_line:?}");
         // The token on a line of its own in a file that names Discord elsewhere: the
         // line decides, read alone or in the file.
-        let token = ["MTk4NjIyNDgzNDcxOTI1MjQ4", ".Cl2FMQ.", "ZnCjm1XVW7vRze4b7Cq4se7kKWs"].concat();
+        let token = [
+            "MTk4NjIyNDgzNDcxOTI1MjQ4",
+            ".Cl2FMQ.",
+            "ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        ]
+        .concat();
         let file = format!("const discord = require(\"discord.js\");\nconst t = \"{token}\";\n");
         let line = format!("const t = \"{token}\";\n");
         for text in [file.as_str(), line.as_str()] {
