@@ -433,7 +433,10 @@ fn the_readme_first_screen_names_the_prerequisites_and_the_two_commands() {
     // The README is the first screen and the map; reference material lives in docs/
     // (issue #55 item 18: the limit is 300 lines).
     let lines = readme.lines().count();
-    assert!(lines <= 300, "README.md has {lines} lines; move reference material to docs/");
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines; move reference material to docs/"
+    );
     // The stated minimum is the one Cargo.toml enforces.
     let manifest = std::fs::read_to_string(Path::new(REPO).join("Cargo.toml")).unwrap();
     assert!(manifest.contains("rust-version = \"1.88\""), "{manifest}");

@@ -149,7 +149,10 @@ fn tree(fields: &[(&str, &str)]) -> Result<Tree, String> {
             return Ok(Vec::new());
         }
         text.split(' ')
-            .map(|n| n.parse().map_err(|_| format!("{name}: {n:?} is not a number")))
+            .map(|n| {
+                n.parse()
+                    .map_err(|_| format!("{name}: {n:?} is not a number"))
+            })
             .collect()
     }
     let leaves: usize = get("num_leaves")?
