@@ -69,17 +69,45 @@ def features_for(binary: str, workspace: Path, cache: Path, questions: list[str]
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+def split_of(path: Path) -> str:
+    with open(path) as f:
+        first = json.loads(f.readline())
+    return first.get("meta", {}).get("split", "train")
+
+
+def interleaved(files: list[Path]) -> list[Path]:
+    """Two training repositories, then one held out (valid and test in turn), so that a
+    run stopped at any point has rows of every split."""
+    train = [f for f in files if split_of(f) == "train"]
+    held = [f for f in files if split_of(f) != "train"]
+    out = []
+    while train or held:
+        out.extend(train[:2])
+        del train[:2]
+        out.extend(held[:1])
+        del held[:1]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=str(REPO / "target" / "release" / "copilot-ls"))
     parser.add_argument("--repos", type=int, default=0, help="stop after this many repositories (0: all)")
     parser.add_argument("--only", default="", help="one repository, OWNER/NAME")
     parser.add_argument("--limit", type=int, default=200, help="lexical chunks read per query")
+    parser.add_argument("--snapshots", type=int, default=0,
+                        help="the newest N snapshots of each repository (0: all)")
+    parser.add_argument("--interleave", action="store_true",
+                        help="alternate two training repositories with one held-out, so a partial run has every split")
+    parser.add_argument("--max-files", type=int, default=20000,
+                        help="skip a snapshot whose checkout has more files than this")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     files = sorted(QUERIES.glob("*.jsonl"))
     if args.only:
         files = [f for f in files if f.stem == args.only.replace("/", "+")]
+    if args.interleave:
+        files = interleaved(files)
     done_repos = 0
     for path in files:
         meta, queries = read_queries(path)
@@ -92,7 +120,10 @@ def main() -> None:
         by_snapshot: dict[str, list[dict]] = {}
         for query in queries:
             by_snapshot.setdefault(query["snapshot"], []).append(query)
-        for snapshot, chosen in by_snapshot.items():
+        snapshots = list(by_snapshot.items())
+        if args.snapshots:
+            snapshots = snapshots[-args.snapshots:]
+        for snapshot, chosen in snapshots:
             out = OUT / f"{path.stem}+{snapshot[:12]}.jsonl.gz"
             if out.exists():
                 continue
@@ -101,6 +132,11 @@ def main() -> None:
                 workspace, cache = Path(scratch) / "checkout", Path(scratch) / "cache"
                 try:
                     checkout(mirror, snapshot, workspace)
+                    count = sum(len(names) for root, _, names in os.walk(workspace)
+                                if os.sep + ".git" not in root)
+                    if count > args.max_files:
+                        print(f"{meta['repo']} {snapshot[:12]}: {count} files, skipped", file=sys.stderr)
+                        continue
                     results = features_for(args.binary, workspace, cache,
                                            [q["query"] for q in chosen], args.limit)
                 except subprocess.CalledProcessError as error:
