@@ -383,7 +383,8 @@ fn ask_prints_each_suggested_edit_as_a_diff_and_writes_nothing() {
     assert_eq!(
         stdout(&output),
         "Raise the burst.\n\nsrc/config.rs:15: the burst\n\n\
-         edit src/config.rs:15-15: Raise the default burst\n\
+         edit src/config.rs:15-15\n\
+         Raise the default burst\n\
          --- a/src/config.rs\n\
          +++ b/src/config.rs\n\
          @@ -12,7 +12,7 @@\n\

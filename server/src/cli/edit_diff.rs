@@ -1,7 +1,9 @@
-//! A suggested edit as `copilot-ls ask` prints it (PROTOCOL.md section 11): a line
-//! `edit <path>:<line>-<endLine>: <title>`, then a unified diff of the file with three
-//! lines of context (`--- a/<path>`, `+++ b/<path>`, its hunks), which `git apply` or
-//! `patch -p1` would take. The command line never writes: the user applies it, or not.
+//! A suggested edit as `copilot-ls ask` prints it (PROTOCOL.md section 11): the heading
+//! line `edit <path>:<line>-<endLine>` exactly as the contract writes it, the edit's title
+//! on a line of its own (text before a diff's `---`, which `git apply` and `patch` pass
+//! over), then a unified diff of the file with three lines of context (`--- a/<path>`,
+//! `+++ b/<path>`, its hunks), which `git apply` or `patch -p1` would take. The command
+//! line never writes: the user applies it, or not.
 
 use crate::history::diff::unified;
 use crate::tools::ProposedEdit;
@@ -14,7 +16,7 @@ const CONTEXT: u32 = 3;
 /// read from the disk).
 pub fn edit_block(edit: &ProposedEdit) -> String {
     let mut text = format!(
-        "edit {}:{}-{}: {}\n",
+        "edit {}:{}-{}\n{}\n",
         edit.path,
         edit.start_line,
         edit.end_line.max(edit.start_line),
@@ -106,7 +108,7 @@ mod tests {
         let block = edit_block(&edit(&file, "line 5\n", "line five\n", 5));
         assert_eq!(
             block,
-            "edit src/config.rs:5-5: Raise the burst\n--- a/src/config.rs\n+++ b/src/config.rs\n\
+            "edit src/config.rs:5-5\nRaise the burst\n--- a/src/config.rs\n+++ b/src/config.rs\n\
              @@ -2,7 +2,7 @@\n line 2\n line 3\n line 4\n-line 5\n+line five\n line 6\n line 7\n line 8\n"
         );
     }
