@@ -28,7 +28,7 @@ naming it (`#N`: earlier parts of the fix) is checked out at the first parent of
 of them instead, and its fix diffed from there. `--no-history` makes the old checkouts,
 .tmp/localization/<name>-<commit12> (git archive, the tree alone, each question at its own
 base). Results go to .tmp/localization/results.json (results-no-history.json,
-results-cold.json). COPILOT_LS_HISTORY, COPILOT_LS_CODE_MODEL and their _FUSION parameters, when set, are passed on
+results-cold.json). COPILOT_LS_HISTORY, COPILOT_LS_CODE_MODEL and their _FUSION parameters, and COPILOT_LS_LEARNED_RANKER, when set, are passed on
 to the asks; other
 COPILOT_LS_* variables are not. The repositories come from bare mirrors under
 $LOCALIZATION_MIRRORS (default /work/.mirror/OWNER+NAME/repo), which the agent's `fetch`
@@ -191,8 +191,9 @@ def ask_env():
     # index/past_changes.rs), for deciding them on the tuning split; and the code model's
     # (`COPILOT_LS_CODE_MODEL=off`, `COPILOT_LS_CODE_MODEL_FUSION=k,weight,files`, index/semantic.rs:
     # a weight of 0 is the lexical ranking alone, a negative one the model alone).
+    # And the learned ranker's (`COPILOT_LS_LEARNED_RANKER=PATH|off`, index/learned.rs).
     for name in ("COPILOT_LS_HISTORY", "COPILOT_LS_HISTORY_FUSION", "COPILOT_LS_CODE_MODEL",
-                 "COPILOT_LS_CODE_MODEL_FUSION"):
+                 "COPILOT_LS_CODE_MODEL_FUSION", "COPILOT_LS_LEARNED_RANKER"):
         if name in os.environ:
             env[name] = os.environ[name]
     return env

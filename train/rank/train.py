@@ -12,7 +12,8 @@ Splits are by repository (sources.py): `train` fits, `valid` stops the boosting 
 `deterministic` with forced row-wise histograms, two threads.
 
 Usage: train.py [--out DIR] [--rounds N]
-Writes DIR/ranker.txt (LightGBM's text model) and DIR/report.json.
+Writes DIR/ranker.txt (LightGBM's text model), DIR/report.json (the table) and
+DIR/parity.json (held-out rows with the trainer's scores, which the Rust walker must give).
 """
 
 from __future__ import annotations
@@ -115,23 +116,25 @@ def main():
           f"valid {len(by_split['valid'])}, test {len(by_split['test'])}; {len(names)} features")
     x, y, groups = matrix(trainable)
     vx, vy, vgroups = matrix(valid)
-    ranker = lgb.LGBMRanker(
-        objective="lambdarank", n_estimators=args.rounds, learning_rate=0.05, num_leaves=31,
-        min_child_samples=50, subsample=1.0, colsample_bytree=1.0, random_state=SEED,
-        deterministic=True, force_row_wise=True, n_jobs=2, verbose=-1,
-        lambdarank_truncation_level=20,
-    )
-    ranker.fit(x, y, group=groups, eval_set=[(vx, vy)], eval_group=[vgroups], eval_at=[1, 5],
-               callbacks=[lgb.early_stopping(40, verbose=False)])
-    booster = ranker.booster_
+    params = {
+        "objective": "lambdarank", "metric": "ndcg", "eval_at": [1, 5],
+        "learning_rate": 0.05, "num_leaves": 31, "min_data_in_leaf": 50,
+        "lambdarank_truncation_level": 20, "seed": SEED, "deterministic": True,
+        "force_row_wise": True, "num_threads": 2, "verbosity": -1,
+    }
+    train_set = lgb.Dataset(x, y, group=groups, feature_name=names)
+    valid_set = lgb.Dataset(vx, vy, group=vgroups, reference=train_set)
+    booster = lgb.train(params, train_set, num_boost_round=args.rounds, valid_sets=[valid_set],
+                        callbacks=[lgb.early_stopping(40, verbose=False)])
+    best = booster.best_iteration or args.rounds
 
     def learned_order(query):
         values = np.array([r["values"] for r in query["files"]], dtype=np.float32)
-        scores = booster.predict(values, num_iteration=ranker.best_iteration_)
+        scores = booster.predict(values, num_iteration=best)
         return sorted(range(len(query["files"])), key=lambda i: (-scores[i], i))
 
-    report = {"features": names, "best_iteration": ranker.best_iteration_, "splits": {}}
-    print(f"\nbest iteration {ranker.best_iteration_}")
+    report = {"features": names, "best_iteration": best, "splits": {}}
+    print(f"\nbest iteration {best}")
     print(f"{'split':8} {'lang':11} {'n':>6}  {'today @1':>9} {'@5':>6}  {'learned @1':>10} {'@5':>6}")
     for split in ("valid", "test"):
         chosen = by_split[split]
@@ -159,7 +162,13 @@ def main():
     report["importance"] = [(n, float(g)) for n, g in importance]
     print("\nfeature importance (gain):", ", ".join(f"{n} {g:.0f}" for n, g in importance[:12]))
     os.makedirs(args.out, exist_ok=True)
-    booster.save_model(os.path.join(args.out, "ranker.txt"), num_iteration=ranker.best_iteration_)
+    booster.save_model(os.path.join(args.out, "ranker.txt"), num_iteration=best)
+    # Rows with the trainer's own scores, for the Rust walker's parity test: the first
+    # held-out queries' candidates, 300 rows.
+    rows = [r["values"] for q in by_split["test"] for r in q["files"]][:300]
+    scores = booster.predict(np.array(rows, dtype=np.float32), num_iteration=best)
+    with open(os.path.join(args.out, "parity.json"), "w") as f:
+        json.dump({"features": names, "rows": rows, "scores": [float(v) for v in scores]}, f)
     with open(os.path.join(args.out, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
 

@@ -10,6 +10,63 @@
 //! `Zero`, zero (and NaN) does; with `None`, a NaN is read as 0. The features never hold a
 //! NaN today; the rules are kept so the trees mean here what they meant in training.
 
+/// The learned ranker in force: a model file named by `COPILOT_LS_LEARNED_RANKER` (an
+/// evaluation's switch; `off` turns it off), else the one the binary ships (none yet:
+/// issue #52's ship criterion decides), read once.
+pub fn current() -> Option<&'static Model> {
+    static MODEL: std::sync::OnceLock<Option<Model>> = std::sync::OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let path = std::env::var("COPILOT_LS_LEARNED_RANKER").ok()?;
+            if path.trim().is_empty() || path == "off" {
+                return None;
+            }
+            let read = std::fs::read_to_string(&path).map_err(|e| e.to_string());
+            match read.and_then(|text| Model::parse(&text)) {
+                Ok(model) if model.feature_names == super::features::NAMES => Some(model),
+                Ok(_) => {
+                    tracing::warn!("{path}: the learned ranker reads other features than this binary computes; not used");
+                    None
+                }
+                Err(why) => {
+                    tracing::warn!("{path}: not a learned ranker ({why}); not used");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// `found` (the lexical ranking's chunks, best first) ordered by file, each file by the
+/// model's score of its features; a file past changes voted for that has no chunk gets
+/// one from `chunk_of`. Within a file, chunks keep their order.
+pub fn order(
+    model: &Model,
+    found: Vec<super::search::Found>,
+    voted: &[(String, f32)],
+    question: &super::query::ParsedQuestion,
+    chunk_of: &dyn Fn(&str) -> Option<super::search::Found>,
+) -> Vec<super::search::Found> {
+    let scores: std::collections::HashMap<String, f64> =
+        super::features::of_files(&found, voted, question)
+            .into_iter()
+            .map(|file| {
+                let score = model.score(&file.values);
+                (file.path, score)
+            })
+            .collect();
+    let mut found = found;
+    let lexical = super::search::file_ranks(&found);
+    for (path, _) in voted {
+        if !lexical.contains_key(path) {
+            found.extend(chunk_of(path));
+        }
+    }
+    super::search::by_file_score(found, |path| {
+        scores.get(path).copied().unwrap_or(f64::MIN) as f32
+    })
+}
+
 /// One tree: internal nodes in LightGBM's order; a child below zero is leaf `!child`.
 #[derive(Debug, Clone, PartialEq)]
 struct Tree {

@@ -1,28 +1,30 @@
-//! The file open in the editor as a signal of its own, capped: its chunks are lifted by
-//! a bounded factor among what the question's words already found. It adds no words to
-//! the query (the open file's path once did, and its words lifted files of the same name
-//! in every root above what the question asked for), so it reorders near ties only and
-//! can never bring in a file the question does not match.
+//! The file open in the editor as a signal of its own, capped: its first chunk among
+//! what the question's words found may move up one place, past a chunk of another file
+//! that it nearly ties with. It adds no words to the query (the open file's path once
+//! did, and its words lifted files of the same name in every root above what the
+//! question asked for), so it settles a near tie only and can never bring in a file the
+//! question does not match. It moves places rather than scores: the order it is given
+//! may already be the history fusion's (or the learned ranker's), which a scalar score
+//! does not hold.
 
 use super::RetrievalHit;
 
-/// How much the open file's chunks are lifted: enough to settle a near tie, too little to
-/// outweigh a clearly better match of the question.
+/// A near tie: the open file's chunk scores within this factor of the one above it.
 pub const OPEN_FILE_LIFT: f32 = 1.1;
 
-/// Lifts the chunks of `open` (a path as hits show it) and orders the hits again.
+/// Moves the first chunk of `open` (a path as hits show it) up one place when it nearly
+/// ties with the chunk above it.
 pub fn lift(mut hits: Vec<RetrievalHit>, open: Option<&str>) -> Vec<RetrievalHit> {
     let Some(open) = open else {
         return hits;
     };
-    let mut lifted = false;
-    for hit in hits.iter_mut().filter(|hit| hit.path == open) {
-        hit.score *= OPEN_FILE_LIFT;
-        lifted = true;
-    }
-    if lifted {
-        // Stable: equal scores keep the ranking's own order.
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    if let Some(at) = hits.iter().position(|hit| hit.path == open) {
+        if at > 0
+            && hits[at - 1].path != open
+            && hits[at].score * OPEN_FILE_LIFT >= hits[at - 1].score
+        {
+            hits.swap(at - 1, at);
+        }
     }
     hits
 }
@@ -54,6 +56,12 @@ mod tests {
         assert_eq!(
             order(&lift(hits.clone(), Some("open.py"))),
             ["open.py", "a.py", "b.py"]
+        );
+        // One place at most, whatever the scores: the order given is the ranking's.
+        let hits = vec![hit("a.py", 1.0), hit("b.py", 1.0), hit("open.py", 9.0)];
+        assert_eq!(
+            order(&lift(hits.clone(), Some("open.py"))),
+            ["a.py", "open.py", "b.py"]
         );
         let hits = vec![hit("a.py", 10.0), hit("b.py", 6.0), hit("open.py", 5.0)];
         assert_eq!(

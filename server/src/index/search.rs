@@ -97,7 +97,14 @@ pub struct PastChanges {
 pub struct Evidence {
     pub past: PastChanges,
     pub semantic: Option<Semantic>,
+    /// The learned file ranker (`learned.rs`), which orders the files in place of the
+    /// history fusion; `None` for the hand-set ranking (and for the features' own search).
+    pub learned: Option<&'static super::learned::Model>,
 }
+
+/// The lexical chunks the learned ranker's features are read from, as `dev features`
+/// reads them for training.
+pub const FEATURE_CHUNKS: usize = 200;
 
 pub fn search(
     parts: &[Part<'_>],
@@ -222,9 +229,10 @@ pub fn search(
         .collect();
     // With the model, more of the lexical ranking is kept for it to place again: a file
     // the lexical ranking put tenth may be the one the model is surest of.
-    let ranked = match semantic {
-        Some(_) => limit.max(SEMANTIC_POOL),
-        None => limit,
+    let ranked = match (semantic, evidence.learned) {
+        (Some(_), _) => limit.max(SEMANTIC_POOL),
+        (None, Some(_)) => limit.max(FEATURE_CHUNKS),
+        (None, None) => limit,
     };
     let found: Vec<Found> = rank::rank(&candidates, &corpus, ranked, ranking)
         .into_iter()
@@ -268,7 +276,7 @@ pub fn search(
         }
         _ => found,
     };
-    if past.voted.is_empty() {
+    if past.voted.is_empty() && evidence.learned.is_none() {
         return Ok(found);
     }
     // A voted file the candidates missed enters with its chunk that best matches the
@@ -298,7 +306,10 @@ pub fn search(
         let address = top.first()?.1;
         read_chunk(part, address)
     };
-    let mut fused = past_changes::fuse(found, &past.voted, past.fusion, &chunk_of);
+    let mut fused = match evidence.learned {
+        Some(model) => super::learned::order(model, found, &past.voted, &corpus.parsed, &chunk_of),
+        None => past_changes::fuse(found, &past.voted, past.fusion, &chunk_of),
+    };
     fused.truncate(limit);
     Ok(fused)
 }

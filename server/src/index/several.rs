@@ -267,6 +267,10 @@ pub(super) fn search_roots(
             Ranking::Tuned => semantic::Semantic::for_question(query),
             Ranking::PlainBm25 => None,
         },
+        learned: match ranking {
+            Ranking::Tuned => super::learned::current(),
+            Ranking::PlainBm25 => None,
+        },
     };
     let held = hold(roots);
     let found = found_in(roots, &held, query, limit, ranking, &evidence);
@@ -288,6 +292,7 @@ pub(super) fn file_features(
             fusion: past.fusion,
         },
         semantic: None,
+        learned: None,
     };
     let held = hold(roots);
     let found = found_in(roots, &held, query, limit, Ranking::Tuned, &lexical);
