@@ -323,6 +323,38 @@ a=1
         assert!((model.score(&[0.0, f32::NAN]) - (0.1 - 1.0)).abs() < 1e-12);
     }
 
+    /// The trained model in the repository (`train/rank/out/`, made by `train.py`, not
+    /// shipped) scores the trainer's own held-out rows as LightGBM did, and reads the
+    /// features this binary computes, in their order.
+    #[test]
+    fn the_trained_model_scores_as_lightgbm_did() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../train/rank/out");
+        let model = Model::parse(&std::fs::read_to_string(format!("{dir}/ranker.txt")).unwrap())
+            .unwrap();
+        assert_eq!(model.feature_names, crate::index::features::NAMES);
+        let parity: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{dir}/parity.json")).unwrap())
+                .unwrap();
+        let rows = parity["rows"].as_array().unwrap();
+        let scores = parity["scores"].as_array().unwrap();
+        assert_eq!(rows.len(), scores.len());
+        assert!(rows.len() >= 100);
+        for (row, expected) in rows.iter().zip(scores) {
+            let values: Vec<f32> = row
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap() as f32)
+                .collect();
+            let expected = expected.as_f64().unwrap();
+            let got = model.score(&values);
+            assert!(
+                (got - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+                "{got} against LightGBM's {expected} for {values:?}"
+            );
+        }
+    }
+
     #[test]
     fn what_this_reader_cannot_walk_is_refused_when_read() {
         assert!(Model::parse("tree\nfeature_names=a\nend of trees\n").is_err());
