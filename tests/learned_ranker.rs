@@ -73,6 +73,10 @@ fn the_learned_ranker_orders_the_places_when_switched_on() {
     assert_eq!(first_place(ws.path(), Some(&model)), "src/pool.py");
     // A model of other features is refused, and the hand-set ranking stands.
     let other = models.path().join("other.txt");
-    std::fs::write(&other, first_last(&NAMES.replace("kind_docs", "kind_manual"))).unwrap();
+    std::fs::write(
+        &other,
+        first_last(&NAMES.replace("kind_docs", "kind_manual")),
+    )
+    .unwrap();
     assert_eq!(first_place(ws.path(), Some(&other)), "src/bucket.py");
 }

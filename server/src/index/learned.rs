@@ -329,8 +329,8 @@ a=1
     #[test]
     fn the_trained_model_scores_as_lightgbm_did() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../train/rank/out");
-        let model = Model::parse(&std::fs::read_to_string(format!("{dir}/ranker.txt")).unwrap())
-            .unwrap();
+        let model =
+            Model::parse(&std::fs::read_to_string(format!("{dir}/ranker.txt")).unwrap()).unwrap();
         assert_eq!(model.feature_names, crate::index::features::NAMES);
         let parity: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(format!("{dir}/parity.json")).unwrap())
