@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use copilot_ls_test_support::lsp_client::LspClient;
-use copilot_ls_test_support::secrets::cases;
+use copilot_ls_test_support::secrets::{cases, json_strings};
 use copilot_ls_test_support::workspace::temp_workspace;
 use serde_json::{json, Value};
 
@@ -469,7 +469,7 @@ fn planted_secrets_never_reach_the_editor_s_model() {
         .iter()
         .map(|p| {
             let mut out = String::new();
-            strings(p, &mut out);
+            json_strings(p, &mut out);
             out
         })
         .collect();
@@ -484,19 +484,6 @@ fn planted_secrets_never_reach_the_editor_s_model() {
     }
     assert!(unescaped.contains("[redacted: "), "the files were read");
     client.shutdown();
-}
-
-/// Every string in a JSON value, joined, with JSON's escapes undone.
-fn strings(value: &Value, out: &mut String) {
-    match value {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
-        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
-        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
-        _ => {}
-    }
 }
 
 #[test]

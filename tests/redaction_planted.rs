@@ -12,7 +12,7 @@ use std::path::Path;
 
 use copilot_ls_test_support::fake_provider::FakeProvider;
 use copilot_ls_test_support::lsp_client::{file_uri, LspClient};
-use copilot_ls_test_support::secrets::{benign, cases, Case};
+use copilot_ls_test_support::secrets::{benign, cases, json_strings, Case};
 use copilot_ls_test_support::workspace::temp_workspace;
 use serde_json::{json, Value};
 
@@ -30,20 +30,6 @@ fn file_name(kind: &str, ext: &str) -> String {
 /// An ordinary file around a case: a heading and a trailer, as config files have.
 fn file_text(case_text: &str) -> String {
     format!("# settings for the storefront service (shop)\n# owner: platform team\n{case_text}# end of settings\n")
-}
-
-/// Every string in a JSON value, joined: what a provider or an editor would read, with
-/// JSON's escapes undone.
-fn strings(value: &Value, out: &mut String) {
-    match value {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
-        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
-        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
-        _ => {}
-    }
 }
 
 fn assert_no_planted(what: &str, text: &str, planted: &[Case]) {
@@ -240,7 +226,7 @@ fn planted_secrets_reach_neither_the_provider_nor_the_answer_nor_the_log() {
             &request.body.to_string(),
             &planted,
         );
-        strings(&request.body, &mut sent);
+        json_strings(&request.body, &mut sent);
     }
     assert_no_planted("a provider request", &sent, &planted);
     // The tools ran and showed what they found, redacted.
@@ -262,12 +248,12 @@ fn planted_secrets_reach_neither_the_provider_nor_the_answer_nor_the_log() {
         }
     }
     let mut shown = String::new();
-    strings(&result, &mut shown);
+    json_strings(&result, &mut shown);
     assert_no_planted("the result", &shown, &planted);
     let (_, stderr, log) = client.shutdown();
     assert_no_planted("stderr", &stderr, &planted);
     let mut messages = String::new();
-    strings(&Value::Array(log), &mut messages);
+    json_strings(&Value::Array(log), &mut messages);
     assert_no_planted("the messages to the editor", &messages, &planted);
 }
 
@@ -296,7 +282,7 @@ fn no_model_answers_show_no_planted_secret_from_disk_or_unsaved_buffers() {
         let result = client
             .request("copilot/ask", json!({"question": question}))
             .unwrap();
-        strings(&result, &mut answers);
+        json_strings(&result, &mut answers);
     }
     assert!(
         answers.contains("planted/"),
@@ -311,6 +297,6 @@ fn no_model_answers_show_no_planted_secret_from_disk_or_unsaved_buffers() {
     let (_, stderr, log) = client.shutdown();
     assert_no_planted("stderr", &stderr, &planted);
     let mut messages = String::new();
-    strings(&Value::Array(log), &mut messages);
+    json_strings(&Value::Array(log), &mut messages);
     assert_no_planted("the messages to the editor", &messages, &planted);
 }

@@ -298,12 +298,23 @@ impl Store {
                 )
             })
             .collect();
+        self.top(words, path, limit)
+    }
+
+    /// The best `limit` commits for `words` (any of them), only those that changed one of
+    /// `paths` when given, with their scores.
+    fn top(
+        &self,
+        words: Vec<(Occur, Box<dyn Query>)>,
+        paths: Option<&[String]>,
+        limit: usize,
+    ) -> Vec<(f32, CommitRecord)> {
         if words.is_empty() || limit == 0 {
             return Vec::new();
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> =
             vec![(Occur::Must, Box::new(BooleanQuery::new(words)))];
-        if let Some(paths) = path {
+        if let Some(paths) = paths {
             clauses.push((Occur::Must, self.any_path(paths)));
         }
         let searcher = self.reader.searcher();
@@ -364,24 +375,9 @@ impl Store {
                 ));
             }
         }
-        if words.is_empty() || limit == 0 {
-            return Vec::new();
-        }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(words)))];
-        if let Some(paths) = paths {
-            clauses.push((Occur::Must, self.any_path(paths)));
-        }
-        let searcher = self.reader.searcher();
-        let collector = TopDocs::with_limit(limit).order_by_score();
-        let Ok(top) = searcher.search(&BooleanQuery::new(clauses), &collector) else {
-            return Vec::new();
-        };
-        top.into_iter()
-            .filter_map(|(_, address)| {
-                let document: TantivyDocument = searcher.doc(address).ok()?;
-                Some(self.record(&document))
-            })
+        self.top(words, paths, limit)
+            .into_iter()
+            .map(|(_, record)| record)
             .collect()
     }
 

@@ -1826,3 +1826,17 @@ pub fn benign(seed: u64) -> Vec<Benign> {
     );
     out
 }
+
+/// Every string in a JSON value, joined a line each: what a provider or an editor would
+/// read, with JSON's escapes undone (so a planted value escaped in JSON is still found).
+pub fn json_strings(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| json_strings(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| json_strings(v, out)),
+        _ => {}
+    }
+}
