@@ -118,25 +118,12 @@ fn several(args: Args, roots: &[in_root::InRoot]) -> Result<(ToolOutput, Value),
             .iter()
             .find(|(at, _)| at == i)
             .map(|(_, history)| history.get());
-        text.push_str(&commit_line(commit));
-        text.push('\n');
-        let files: Vec<&crate::history::ChangedFile> =
-            commit.files.iter().filter(|f| shows(&f.path)).collect();
-        for file in files.iter().take(MAX_FILES) {
-            let prefix = &root.prefix;
-            let then = history.map(|h| then_note(h, &root.workspace, prefix, &file.path));
-            let then = then.unwrap_or_default();
-            match file.old_path.as_deref().filter(|old| shows(old)) {
-                Some(old) => text.push_str(&format!(
-                    "  {prefix}{}{then} (renamed from {prefix}{old})\n",
-                    file.path
-                )),
-                None => text.push_str(&format!("  {prefix}{}{then}\n", file.path)),
-            }
-        }
-        if files.len() > MAX_FILES {
-            text.push_str(&format!("  … and {} more files\n", files.len() - MAX_FILES));
-        }
+        let prefix = &root.prefix;
+        push_commit(&mut text, commit, prefix, &|path| {
+            history
+                .map(|h| then_note(h, &root.workspace, prefix, path))
+                .unwrap_or_default()
+        });
     }
     if found.is_empty() {
         text.push_str(&match query {
@@ -347,22 +334,7 @@ fn run_in(
 
     let mut text = String::new();
     for commit in &commits {
-        text.push_str(&commit_line(commit));
-        text.push('\n');
-        let files: Vec<&crate::history::ChangedFile> =
-            commit.files.iter().filter(|f| shows(&f.path)).collect();
-        for file in files.iter().take(MAX_FILES) {
-            match file.old_path.as_deref().filter(|old| shows(old)) {
-                Some(old) => text.push_str(&format!(
-                    "  {prefix}{} (renamed from {prefix}{old})\n",
-                    file.path
-                )),
-                None => text.push_str(&format!("  {prefix}{}\n", file.path)),
-            }
-        }
-        if files.len() > MAX_FILES {
-            text.push_str(&format!("  … and {} more files\n", files.len() - MAX_FILES));
-        }
+        push_commit(&mut text, commit, prefix, &|_| String::new());
     }
     if commits.is_empty() {
         text.push_str(&match (query, shown) {
@@ -418,6 +390,33 @@ pub fn commit_line(commit: &CommitRecord) -> String {
 }
 
 /// Secret files and `.git/` are named by no tool, here neither.
+/// A commit's line, then the files it changed that are shown (at most `MAX_FILES`), each
+/// under the root's `prefix` with `note` of its path after it (where an old path is now).
+fn push_commit(
+    text: &mut String,
+    commit: &CommitRecord,
+    prefix: &str,
+    note: &dyn Fn(&str) -> String,
+) {
+    text.push_str(&commit_line(commit));
+    text.push('\n');
+    let files: Vec<&history::ChangedFile> =
+        commit.files.iter().filter(|f| shows(&f.path)).collect();
+    for file in files.iter().take(MAX_FILES) {
+        let then = note(&file.path);
+        match file.old_path.as_deref().filter(|old| shows(old)) {
+            Some(old) => text.push_str(&format!(
+                "  {prefix}{}{then} (renamed from {prefix}{old})\n",
+                file.path
+            )),
+            None => text.push_str(&format!("  {prefix}{}{then}\n", file.path)),
+        }
+    }
+    if files.len() > MAX_FILES {
+        text.push_str(&format!("  … and {} more files\n", files.len() - MAX_FILES));
+    }
+}
+
 fn shows(path: &str) -> bool {
     !is_refused_path(path)
 }
