@@ -2,7 +2,7 @@
 //! are emptied first (they are the bulk and can be fetched again), then the oldest
 //! whole exchanges are dropped.
 
-use crate::providers::Message;
+use crate::providers::{transcript, Message};
 
 /// What a follow-up carries from earlier asks, at most.
 pub const MAX_HISTORY_BYTES: usize = 64 * 1024;
@@ -10,52 +10,10 @@ pub const MAX_HISTORY_BYTES: usize = 64 * 1024;
 const DROPPED: &str =
     "(result dropped to keep the conversation short; call the tool again if needed)";
 
-fn size(message: &Message) -> usize {
-    match message {
-        Message::User(text) => text.len(),
-        Message::Assistant(turn) => {
-            turn.text.len()
-                + turn
-                    .tool_calls
-                    .iter()
-                    .map(|c| c.name.len() + c.arguments.len())
-                    .sum::<usize>()
-        }
-        Message::ToolResults(results) => results.iter().map(|r| r.content.len()).sum(),
-    }
-}
-
-pub fn bound_history(mut messages: Vec<Message>, max_bytes: usize) -> Vec<Message> {
-    let total = |messages: &[Message]| messages.iter().map(size).sum::<usize>();
-    // 1. Empty tool results, oldest first.
-    let mut index = 0;
-    while total(&messages) > max_bytes && index < messages.len() {
-        if let Message::ToolResults(results) = &mut messages[index] {
-            for result in results.iter_mut() {
-                if result.content.len() > DROPPED.len() {
-                    result.content = DROPPED.to_string();
-                }
-            }
-        }
-        index += 1;
-    }
-    // 2. Drop whole exchanges from the front: everything up to the next user question,
-    // so the history still starts with a user message and no tool result is orphaned.
-    while total(&messages) > max_bytes && messages.len() > 1 {
-        let next_question = messages
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(_, m)| matches!(m, Message::User(_)))
-            .map(|(i, _)| i);
-        match next_question {
-            Some(i) => {
-                messages.drain(..i);
-            }
-            None => break,
-        }
-    }
-    messages
+/// `messages` within `max_bytes`: the oldest tool results emptied first, then the
+/// oldest whole exchanges dropped (`providers::transcript`).
+pub fn bound_history(messages: Vec<Message>, max_bytes: usize) -> Vec<Message> {
+    transcript::bound(messages, max_bytes, DROPPED).0
 }
 
 #[cfg(test)]

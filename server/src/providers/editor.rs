@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+use super::transcript;
 use super::{
     AssistantTurn, BoxFuture, ChatModel, ChatRequest, ChatResponse, FinishReason, Message,
     ProviderError, StreamEvent, StreamSink, ToolCall, Usage,
@@ -336,85 +337,41 @@ const BYTES_PER_TOKEN: usize = 3;
 const DROPPED_RESULT: &str =
     "(an earlier tool result, dropped to fit the model's input limit; call the tool again if you still need it)";
 
-/// Estimated tokens of a request as the model would read it.
-fn estimated_tokens(request: &ChatRequest) -> usize {
-    let messages: usize = request
-        .messages
-        .iter()
-        .map(|message| match message {
-            Message::User(text) => text.len(),
-            Message::Assistant(turn) => {
-                turn.text.len()
-                    + turn
-                        .tool_calls
-                        .iter()
-                        .map(|c| c.name.len() + c.arguments.len() + c.id.len())
-                        .sum::<usize>()
-            }
-            Message::ToolResults(results) => results
-                .iter()
-                .map(|r| r.content.len() + r.call_id.len())
-                .sum(),
-        })
-        .sum();
-    let tools: usize = request
-        .tools
-        .iter()
-        .map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len())
-        .sum();
-    (request.system.len() + messages + tools).div_ceil(BYTES_PER_TOKEN)
+/// Bytes of the system prompt and the tools: what every call sends besides the messages.
+fn fixed_bytes(request: &ChatRequest) -> usize {
+    request.system.len()
+        + request
+            .tools
+            .iter()
+            .map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len())
+            .sum::<usize>()
 }
 
-/// Keeps a transcript within `max_input_tokens` (0: no limit): the oldest tool results
-/// are dropped first, then the oldest earlier turns of the conversation, never the
-/// ask's own question or the latest turn. Says what it dropped.
+/// Estimated tokens of a request as the model would read it.
+fn estimated_tokens(request: &ChatRequest) -> usize {
+    let messages: usize = request.messages.iter().map(transcript::size).sum();
+    (fixed_bytes(request) + messages).div_ceil(BYTES_PER_TOKEN)
+}
+
+/// Keeps a transcript within `max_input_tokens` (0: no limit), as a follow-up's history
+/// is kept short (`transcript::bound`: the oldest tool results first, then the oldest
+/// earlier exchanges). Says what it dropped.
 fn fit_to_input(request: &ChatRequest, max_input_tokens: u64) -> Fitted {
     let limit = max_input_tokens as usize;
-    let mut fitted = request.clone();
-    if limit == 0 || estimated_tokens(&fitted) <= limit {
+    if limit == 0 || estimated_tokens(request) <= limit {
         return Fitted {
-            request: fitted,
+            request: request.clone(),
             note: None,
         };
     }
-    let last = fitted.messages.len().saturating_sub(1);
-    let mut dropped_results = 0;
-    'results: for index in 0..last {
-        if let Message::ToolResults(results) = &mut fitted.messages[index] {
-            for result in results.iter_mut() {
-                if result.content != DROPPED_RESULT {
-                    result.content = DROPPED_RESULT.to_string();
-                    dropped_results += 1;
-                }
-            }
-            if estimated_tokens(&fitted) <= limit {
-                break 'results;
-            }
-        }
-    }
-    // Still over: earlier exchanges go whole, oldest first, keeping a conversation that
-    // starts with a user message and never cutting a call from its results.
-    let mut dropped_turns = 0;
-    while estimated_tokens(&fitted) > limit && fitted.messages.len() > 1 {
-        let Some(next_user) = fitted
-            .messages
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(_, m)| matches!(m, Message::User(_)))
-            .map(|(i, _)| i)
-        else {
-            break;
-        };
-        fitted.messages.drain(..next_user);
-        dropped_turns += 1;
-    }
+    let budget = (limit * BYTES_PER_TOKEN).saturating_sub(fixed_bytes(request));
+    let (messages, bounded) = transcript::bound(request.messages.clone(), budget, DROPPED_RESULT);
     let mut parts = Vec::new();
-    if dropped_results > 0 {
-        parts.push(format!("{dropped_results} older tool result(s)"));
+    if bounded.results > 0 {
+        parts.push(format!("{} older tool result(s)", bounded.results));
     }
-    if dropped_turns > 0 {
-        parts.push(format!("{dropped_turns} earlier exchange(s)"));
+    if bounded.exchanges > 0 {
+        parts.push(format!("{} earlier exchange(s)", bounded.exchanges));
     }
     let note = (!parts.is_empty()).then(|| {
         format!(
@@ -423,7 +380,11 @@ fn fit_to_input(request: &ChatRequest, max_input_tokens: u64) -> Fitted {
         )
     });
     Fitted {
-        request: fitted,
+        request: ChatRequest {
+            system: request.system.clone(),
+            messages,
+            tools: request.tools.clone(),
+        },
         note,
     }
 }

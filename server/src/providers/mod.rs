@@ -248,3 +248,4 @@ mod nullable;
 mod openai;
 mod retry;
 mod sse;
+pub mod transcript;
