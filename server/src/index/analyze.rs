@@ -33,8 +33,9 @@ pub struct FileStamp {
     pub symbols: u64,
     /// Indexed as text (false: binary or too large; remembered so it is not read again).
     pub text: bool,
-    /// Indexed by its words only, its definitions not parsed yet (a cold build's first
-    /// phase): the second phase, or the next start, parses it.
+    /// Indexed by its words only, its definitions not parsed yet: the first phase of a
+    /// cold build by version 0.4 or before, which parsed in a second phase. A build that
+    /// finds such a stamp parses the file (`build.rs`); this version never writes one.
     pub lexical_only: bool,
 }
 
@@ -51,16 +52,6 @@ pub struct AnalyzedFile {
     pub parse_nanos: (u64, u64),
 }
 
-/// Whether a file's definitions are parsed now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Definitions {
-    /// Parse them (with its language's grammar, if it has one).
-    Parse,
-    /// Not yet: chunk by lines, and mark the stamp `lexical_only` when the language has
-    /// a grammar, so the second phase of a cold build parses it (`build.rs`).
-    Later,
-}
-
 /// Chunks and tokenizes `text`, the content of `path` (workspace-relative, `/`).
 pub fn analyze(
     fields: &Fields,
@@ -68,7 +59,6 @@ pub fn analyze(
     path: &str,
     text: Option<&str>,
     mut stamp: FileStamp,
-    definitions: Definitions,
 ) -> AnalyzedFile {
     let mut documents = Vec::new();
     let mut file_terms: FxHashSet<String> = FxHashSet::default();
@@ -84,21 +74,12 @@ pub fn analyze(
         // A parse that fails (too large, too slow) falls back to the line-based chunks.
         let generated = generated_header(text);
         let literal_keys = super::quoted::gives_keys(path);
-        let symbols = match definitions {
-            Definitions::Parse => {
-                let (wall, cpu) = (std::time::Instant::now(), thread_cpu_ns());
-                let symbols = syntax::symbols_for_path(path, text).and_then(Result::ok);
-                parse_nanos = (
-                    wall.elapsed().as_nanos() as u64,
-                    thread_cpu_ns().saturating_sub(cpu),
-                );
-                symbols
-            }
-            Definitions::Later => {
-                stamp.lexical_only = syntax::Language::of_file(path, text).is_some();
-                None
-            }
-        };
+        let (wall, cpu) = (std::time::Instant::now(), thread_cpu_ns());
+        let symbols = syntax::symbols_for_path(path, text).and_then(Result::ok);
+        parse_nanos = (
+            wall.elapsed().as_nanos() as u64,
+            thread_cpu_ns().saturating_sub(cpu),
+        );
         let chunked = match &symbols {
             Some(symbols) => chunk_at_definitions(&lines, definition_starts(symbols)),
             None => chunk_file(&lines, is_markdown(path)),
@@ -381,9 +362,13 @@ mod tests {
             "src/LineBreaks.rs",
             Some(text),
             super::FileStamp::default(),
-            super::Definitions::Later,
         );
-        let chunk = &analyzed.documents[0];
+        // The symbol document comes first; the file's one chunk after it.
+        let chunk = analyzed
+            .documents
+            .iter()
+            .find(|d| d.get_first(fields.kind).and_then(|v| v.as_str()) == Some(super::KIND_CHUNK))
+            .unwrap();
         let field = |field| {
             chunk
                 .get_first(field)
@@ -425,7 +410,6 @@ mod tests {
             "src/output.rs",
             Some(text),
             super::FileStamp::default(),
-            super::Definitions::Parse,
         );
         let keys: Vec<String> = analyzed
             .documents

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rustc_hash::FxHashSet;
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 
-use super::analyze::{analyze, Definitions, FileStamp};
+use super::analyze::{analyze, FileStamp};
 use super::build_hold::Hold;
 use super::build_profile::{Phase, Profile};
 use super::build_walk::{walk_files, Walked};
@@ -193,16 +193,14 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
         commit_interval: COMMIT_FIRST,
         max_interval: COMMIT_MAX_INTERVAL,
     };
-    // Phase one: every changed file by its words, so a cold build is searchable soon.
-    // A bulk build leaves parsing definitions to phase two; a few files are parsed now.
-    let definitions = if bulk {
-        Definitions::Later
-    } else {
-        Definitions::Parse
-    };
+    // Every changed file, with its definitions, in one pass: the files an ask is most
+    // likely about first (`read_order`), committed by time so asks see them as they
+    // come. (Until 0.4 a cold build indexed every file by its words first and parsed in
+    // a second pass that read, analyzed and indexed each file again: searchable whole
+    // sooner, but a third more CPU and the definitions, which a CLI ask waits for, much
+    // later: docs/benchmarks.md, "The cold build".)
     let mut failed = pass.run(
         &to_read,
-        definitions,
         Some(&hold),
         |done| {
             inner.coverage.set_indexed(unchanged + done);
@@ -219,8 +217,9 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
         profile.searchable(started);
         progress(Progress::Files { done: total, total });
     }
-    // Phase two: the definitions of every file indexed by its words only (this build's,
-    // or an earlier one's that did not finish), each file's documents replaced whole.
+    // The definitions of every file an earlier version's build indexed by its words
+    // only and did not parse (`FileStamp::lexical_only`), each file's documents replaced
+    // whole.
     if failed.is_none() {
         let files = super::lock(&inner.files).clone();
         let pending: Vec<(&Walked, Option<u64>)> = walked
@@ -240,7 +239,6 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
             });
             failed = pass.run(
                 &pending,
-                Definitions::Parse,
                 None,
                 |done| {
                     inner.coverage.set_parsed(done);
@@ -316,7 +314,6 @@ impl Pass<'_> {
     fn run(
         &mut self,
         files: &[(&Walked, Option<u64>)],
-        definitions: Definitions,
         hold: Option<&Hold>,
         committed: impl Fn(usize),
         reported: impl Fn(usize),
@@ -348,7 +345,6 @@ impl Pass<'_> {
                             profile,
                             files_read,
                             unreached,
-                            definitions,
                         };
                         work.index_one(&mut cache, file, *expected);
                         if sender.send(()).is_err() {
@@ -409,7 +405,6 @@ struct Work<'a> {
     profile: &'a Profile,
     files_read: &'a AtomicUsize,
     unreached: &'a walk::Unreached,
-    definitions: Definitions,
 }
 
 /// Tells other processes reading this index how far its build is (`progress_file.rs`).
@@ -474,14 +469,7 @@ impl Work<'_> {
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         });
         let t = profile.mark();
-        let analyzed = analyze(
-            &inner.fields,
-            cache,
-            &file.relative,
-            text.as_deref(),
-            stamp,
-            self.definitions,
-        );
+        let analyzed = analyze(&inner.fields, cache, &file.relative, text.as_deref(), stamp);
         profile.add(Phase::Analyze, t);
         let (parse_wall, parse_cpu) = analyzed.parse_nanos;
         profile.split(Phase::Analyze, Phase::Parse, parse_wall, parse_cpu);

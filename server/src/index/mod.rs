@@ -73,7 +73,7 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use self::analyze::{analyze, Definitions, FileStamp, EDITOR_SIZE};
+use self::analyze::{analyze, FileStamp, EDITOR_SIZE};
 pub use self::build::{Bounds, Progress, RefreshReport, BOUNDS};
 use self::coverage::CoverageState;
 pub use self::coverage::{Counts, Coverage, HistoryCoverage};
@@ -315,7 +315,6 @@ impl RetrievalIndex {
                         &path,
                         Some(&text),
                         stamp,
-                        Definitions::Parse,
                     ));
                 }
                 Change::Disk { path } => {
@@ -340,7 +339,6 @@ impl RetrievalIndex {
                                 &path,
                                 Some(&text),
                                 stamp,
-                                Definitions::Parse,
                             ));
                         }
                         None => inner.remove(&path),
