@@ -2,18 +2,22 @@
 """First use, side by side: what a new user's first minute costs on a real checkout and on
 a generated 50,000-file corpus, for this build and a baseline binary (issue #26).
 
-Usage: first_use.py BIN BASELINE_BIN --real DIR [--files 50000] [--mixed] [--question TEXT]
+Usage: first_use.py BIN BASELINE_BIN --real DIR [--real DIR2 ...] [--files 50000] [--mixed]
+                    [--question TEXT]
 
 For each workspace and binary, alternating which goes first so a noisy machine weighs on
 both alike, on an empty cache (COPILOT_LS_CACHE_DIR under .tmp/bench-first-use/):
-- cold `copilot-ls index --json`: wall seconds, the process's peak RSS (wait4), and with
+- cold `copilot-ls index --json`: wall seconds, CPU seconds (user + system, the process
+  and its threads), the process's peak RSS (wait4), and with
   COPILOT_LS_INDEX_PROFILE=1 the time every file was searchable (a build that has one
   phase is searchable when it ends);
 - warm `index`: the same again, nothing changed;
 - first answer: on an empty cache again, `copilot-ls ask --json` with no model, wall
   seconds, and how much of the index the answer saw (`index.filesIndexed`/`filesTotal`;
   a binary without that field is shown as `?`).
-Prints one Markdown table. Set --files 0 to skip the generated corpus. The generated
+Prints one Markdown table, then this build's ratios to the baseline's (issue #54's
+targets: the first answer at most 0.3x, the complete build at most 0.6x in wall and CPU
+time, peak memory no higher). Set --files 0 to skip the generated corpus. The generated
 corpus is code of one language per file (`gen_corpus.py`); --mixed measures the corpus of
 lines from every language mixed in each file instead, which parses about 6x slower (the
 corpus of the figures before 2026-12-03).
@@ -34,31 +38,33 @@ def measured(argv, env):
     """argv run under a small Python parent that reports the child's own peak RSS."""
     helper = ("import os,sys,resource,subprocess,time;t=time.perf_counter();"
               "p=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
-              "w=time.perf_counter()-t;r=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
+              "w=time.perf_counter()-t;u=resource.getrusage(resource.RUSAGE_CHILDREN);"
               "sys.stdout.write(p.stdout);sys.stderr.write(p.stderr);"
-              "sys.stderr.write('\\n@@ %f %d %d\\n'%(w,r,p.returncode))")
+              "sys.stderr.write('\\n@@ %f %d %d %f\\n'%(w,u.ru_maxrss,p.returncode,"
+              "u.ru_utime+u.ru_stime))")
     done = subprocess.run([sys.executable, "-c", helper] + argv, env=env, capture_output=True,
                           text=True)
     out, err = done.stdout, done.stderr
-    wall, rss_kb, code = err.rsplit("@@ ", 1)[1].split()
-    return out, err, float(wall), int(rss_kb) / 1024, int(code)
+    wall, rss_kb, code, cpu = err.rsplit("@@ ", 1)[1].split()
+    return out, err, float(wall), int(rss_kb) / 1024, int(code), float(cpu)
 
 
 def cold_index(binary, root, env):
     shutil.rmtree(env["COPILOT_LS_CACHE_DIR"], ignore_errors=True)
     env = dict(env, COPILOT_LS_INDEX_PROFILE="1")
-    out, err, wall, rss, code = measured([binary, "index", "--json", "--workspace", root], env)
+    out, err, wall, rss, code, cpu = measured([binary, "index", "--json", "--workspace", root],
+                                              env)
     if code != 0:
         raise SystemExit(f"{binary} index failed: {err[-500:]}")
     found = re.search(r"searchable after ([0-9.]+)s", err)
     searchable = float(found.group(1)) if found and float(found.group(1)) > 0 else wall
-    return json.loads(out)["files"], wall, searchable, rss
+    return json.loads(out)["files"], wall, cpu, searchable, rss
 
 
 def first_answer(binary, root, env, question):
     shutil.rmtree(env["COPILOT_LS_CACHE_DIR"], ignore_errors=True)
-    out, err, wall, rss, code = measured([binary, "ask", "--json", "--workspace", root,
-                                          question], env)
+    out, err, wall, rss, code, _ = measured([binary, "ask", "--json", "--workspace", root,
+                                             question], env)
     if code != 0:
         raise SystemExit(f"{binary} ask failed: {err[-500:]}")
     result = json.loads(out)
@@ -73,12 +79,12 @@ def main():
     if len(args) < 2 or "--real" not in args:
         raise SystemExit(__doc__)
     binaries = {"this build": os.path.abspath(args[0]), "baseline": os.path.abspath(args[1])}
-    real = os.path.abspath(args[args.index("--real") + 1])
+    reals = [os.path.abspath(args[i + 1]) for i, a in enumerate(args) if a == "--real"]
     files = int(args[args.index("--files") + 1]) if "--files" in args else 50000
     question = (args[args.index("--question") + 1] if "--question" in args
                 else "where is the configuration parsed")
     mixed = "--mixed" in args
-    workspaces = [(os.path.basename(real), real)]
+    workspaces = [(os.path.basename(real), real) for real in reals]
     if files:
         kind = "mixed" if mixed else "code"
         corpus = os.path.join(REPO, ".tmp", "bench-index", f"corpus-{files}-{kind}")
@@ -96,17 +102,27 @@ def main():
             env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/"),
                    "COPILOT_LS_PROVIDER": "none",
                    "COPILOT_LS_CACHE_DIR": os.path.join(OUT, "cache")}
-            indexed, cold, searchable, rss = cold_index(binary, root, env)
-            _, _, warm, _, _ = measured([binary, "index", "--json", "--workspace", root], env)
+            indexed, cold, cpu, searchable, rss = cold_index(binary, root, env)
+            _, _, warm, _, _, _ = measured([binary, "index", "--json", "--workspace", root], env)
             answer, coverage, top = first_answer(binary, root, env, question)
-            rows.append((name, label, indexed, searchable, cold, warm, rss, answer, coverage, top))
+            rows.append((name, label, indexed, searchable, cold, cpu, warm, rss, answer, coverage,
+                         top))
             print(f"done: {name}, {label}", file=sys.stderr)
     print(f"First use, no model; the first answer is `ask` on an empty cache (\"{question}\").\n")
-    print("| workspace | binary | files | searchable s | cold build s | warm `index` s "
-          "| peak RSS MB | first answer s | files the answer saw | its first citation |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    print("| workspace | binary | files | searchable s | cold build s | its CPU s "
+          "| warm `index` s | peak RSS MB | first answer s | files the answer saw "
+          "| its first citation |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for row in rows:
-        print("| %s | %s | %d | %.1f | %.1f | %.2f | %.0f | %.1f | %s | %s |" % row)
+        print("| %s | %s | %d | %.1f | %.1f | %.1f | %.2f | %.0f | %.1f | %s | %s |" % row)
+    print("\n| workspace | cold build, wall | its CPU | peak RSS | first answer |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, _ in workspaces:
+        this = next(r for r in rows if r[0] == name and r[1] == "this build")
+        base = next(r for r in rows if r[0] == name and r[1] == "baseline")
+        ratio = lambda i: this[i] / base[i] if base[i] else float("nan")
+        print(f"| {name} | {ratio(4):.2f}x | {ratio(5):.2f}x | {ratio(7):.2f}x "
+              f"| {ratio(8):.2f}x |")
     load = os.getloadavg()[0]
     print(f"\nload average at the end: {load:.1f} on {os.cpu_count()} cores")
 
