@@ -140,6 +140,24 @@ impl WorkspaceIndex {
         found
     }
 
+    /// Definitions named exactly `name` (case-sensitive) in every root, as shown.
+    pub fn definitions_named(&self, name: &str) -> Vec<IndexedSymbol> {
+        let mut found = Vec::new();
+        for (root, index) in self.prefixed() {
+            found.extend(index.definitions_named(name).into_iter().map(|mut hit| {
+                hit.path.insert_str(0, root);
+                hit
+            }));
+        }
+        found
+    }
+
+    /// The definitions the index recorded for the file shown as `shown`.
+    pub fn file_symbols(&self, shown: &str) -> Option<Vec<Symbol>> {
+        let (i, path) = self.root_of(shown)?;
+        self.roots[i].1.file_symbols(path)
+    }
+
     /// Waits until every root's first refresh has finished, at most `timeout` in all;
     /// whether they have.
     pub fn wait_ready(&self, timeout: Duration) -> bool {

@@ -70,16 +70,43 @@ pub fn lookup(
     if prefix.is_empty() {
         return Ok(Vec::new());
     }
+    let keys = |key: &[u8]| key.starts_with(prefix.as_bytes());
+    let names = |symbol: &Symbol| symbol.name.to_lowercase().starts_with(&prefix);
+    read_keys(searcher, fields, &prefix, keys, names, MAX_LOOKUP_FILES)
+}
+
+/// The definitions named exactly `name` (case-sensitive), from every file indexed,
+/// unordered: `find_references`' definitions, with no bound on the files (each one it
+/// leaves out would show its definition as a use).
+pub fn lookup_named(
+    searcher: &Searcher,
+    fields: &Fields,
+    name: &str,
+) -> tantivy::Result<Vec<IndexedSymbol>> {
+    let key = name.to_lowercase();
+    if key.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys = |found: &[u8]| found == key.as_bytes();
+    read_keys(searcher, fields, &key, keys, |s| s.name == name, usize::MAX)
+}
+
+/// The symbols kept by `keep` in the documents of the keys from `from` on, while `keys`
+/// holds, in at most `max_files` documents.
+fn read_keys(
+    searcher: &Searcher,
+    fields: &Fields,
+    from: &str,
+    keys: impl Fn(&[u8]) -> bool,
+    keep: impl Fn(&Symbol) -> bool,
+    max_files: usize,
+) -> tantivy::Result<Vec<IndexedSymbol>> {
     let mut documents: FxHashSet<DocAddress> = FxHashSet::default();
     'segments: for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         let inverted = segment.inverted_index(fields.symbol_key)?;
-        let mut terms = inverted
-            .terms()
-            .range()
-            .ge(prefix.as_bytes())
-            .into_stream()?;
+        let mut terms = inverted.terms().range().ge(from.as_bytes()).into_stream()?;
         while terms.advance() {
-            if !terms.key().starts_with(prefix.as_bytes()) {
+            if !keys(terms.key()) {
                 break;
             }
             let mut postings =
@@ -88,7 +115,7 @@ pub fn lookup(
             while doc != TERMINATED {
                 if !segment.is_deleted(doc) {
                     documents.insert(DocAddress::new(ord as u32, doc));
-                    if documents.len() >= MAX_LOOKUP_FILES {
+                    if documents.len() >= max_files {
                         break 'segments;
                     }
                 }
@@ -109,7 +136,7 @@ pub fn lookup(
             continue;
         };
         for symbol in decode(&records) {
-            if symbol.name.to_lowercase().starts_with(&prefix) {
+            if keep(&symbol) {
                 found.push(IndexedSymbol {
                     path: path.clone(),
                     symbol,
@@ -230,15 +257,49 @@ impl super::RetrievalIndex {
     /// Definitions whose name starts with `prefix` (case-insensitive), in every file
     /// indexed so far, unordered; read from the index, not the files.
     pub fn find_symbols(&self, prefix: &str) -> Vec<IndexedSymbol> {
+        self.read_symbols(|searcher, fields| lookup(searcher, fields, prefix))
+    }
+
+    /// Definitions named exactly `name` (case-sensitive), in every file indexed so far.
+    pub fn definitions_named(&self, name: &str) -> Vec<IndexedSymbol> {
+        self.read_symbols(|searcher, fields| lookup_named(searcher, fields, name))
+    }
+
+    /// The definitions recorded for one file (`of_file`), through this process's
+    /// overlay when it has one.
+    pub fn file_symbols(&self, path: &str) -> Option<Vec<Symbol>> {
+        let searcher = self.inner.store().reader.searcher();
+        let overlay = self.inner.overlay();
+        let layer = overlay.as_ref().map(|overlay| {
+            (
+                overlay.store.reader.searcher(),
+                super::lock(&overlay.hidden).clone(),
+            )
+        });
+        let layer = layer.as_ref().map(|(searcher, hidden)| (searcher, hidden));
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            of_layered_file(&searcher, layer, &self.inner.fields, path)
+        }))
+        .ok()
+        .flatten()
+    }
+
+    /// `read` over the store, then over the overlay of a process that reads another's
+    /// index (whose documents replace those of the paths it hides); empty when the
+    /// index fails or panics (it is then likely corrupt: logged).
+    fn read_symbols(
+        &self,
+        read: impl Fn(&Searcher, &Fields) -> tantivy::Result<Vec<IndexedSymbol>>,
+    ) -> Vec<IndexedSymbol> {
         let searcher = self.inner.store().reader.searcher();
         let overlay = self.inner.overlay();
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut found = lookup(&searcher, &self.inner.fields, prefix)?;
+            let mut found = read(&searcher, &self.inner.fields)?;
             if let Some(overlay) = &overlay {
                 let hidden = super::lock(&overlay.hidden).clone();
                 found.retain(|symbol| !hidden.contains(&symbol.path));
                 let searcher = overlay.store.reader.searcher();
-                found.extend(lookup(&searcher, &self.inner.fields, prefix)?);
+                found.extend(read(&searcher, &self.inner.fields)?);
             }
             Ok::<_, tantivy::TantivyError>(found)
         }));

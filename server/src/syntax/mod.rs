@@ -2,24 +2,30 @@
 //! kind, lines, signature, container), by tree-sitter with the official grammars and
 //! one tags-style query per language (`queries/*.scm`); and, for `find_references`,
 //! which occurrences of a name are uses, definitions, or words in comments and strings
-//! (`references.rs`).
+//! (`references.rs`, with the comments and strings found by a lexer: `lexical.rs`).
 //!
 //! Pure on purpose: it knows no LSP type, no index, no disk; the tools and the index
 //! hand it text. It never panics and never hangs: texts past `MAX_PARSE_BYTES` are
 //! refused, a parse or a query running past `PARSE_BUDGET` is stopped, and a text
 //! with syntax errors still yields the definitions tree-sitter could recover.
 
+mod agreement;
 mod budget;
 mod extract;
 mod language;
+mod lexical;
 mod references;
 
 use std::ffi::c_void;
 use std::time::Duration;
 
+#[doc(hidden)]
+pub use self::agreement::{agreement, Agreement};
 pub use self::budget::{cpu_ns, CpuClock};
 pub use self::language::Language;
-pub use self::references::{scan_name, NameScan, Occurrence};
+pub use self::references::{
+    classify, classify_by_text, classify_parsed, scan_name, NameScan, Occurrence,
+};
 
 /// Larger texts are not parsed (generated or minified code; a parse costs about
 /// linear time and memory in the size).

@@ -23,6 +23,11 @@ pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// socket, a device, a directory, a file under `/proc`, `/sys` or `/dev`) is an error
 /// of kind `InvalidInput` (`IsADirectory` for a directory).
 pub fn open_regular_file(path: &Path) -> io::Result<File> {
+    Ok(open_regular_with_len(path)?.0)
+}
+
+/// `open_regular_file`, and the opened file's length.
+fn open_regular_with_len(path: &Path) -> io::Result<(File, u64)> {
     if is_system_path(path) {
         return Err(not_regular("a kernel pseudo file"));
     }
@@ -35,6 +40,11 @@ pub fn open_regular_file(path: &Path) -> io::Result<File> {
 /// them). The open is non-blocking and the opened file is checked, so an entry swapped
 /// since for a FIFO or a device is still never read.
 pub fn open_known_regular(path: &Path) -> io::Result<File> {
+    Ok(open_known_with_len(path)?.0)
+}
+
+/// `open_known_regular`, and the opened file's length.
+fn open_known_with_len(path: &Path) -> io::Result<(File, u64)> {
     if is_system_path(path) {
         return Err(not_regular("a kernel pseudo file"));
     }
@@ -42,11 +52,13 @@ pub fn open_known_regular(path: &Path) -> io::Result<File> {
 }
 
 /// Opens without blocking and refuses what the opened descriptor shows is not a
-/// regular file (the path may have been swapped since it was looked at).
-fn open_checked(path: &Path) -> io::Result<File> {
+/// regular file (the path may have been swapped since it was looked at); its length
+/// from the same stat.
+fn open_checked(path: &Path) -> io::Result<(File, u64)> {
     let file = open_nonblocking(path)?;
-    check_regular(&file.metadata()?)?;
-    Ok(file)
+    let metadata = file.metadata()?;
+    check_regular(&metadata)?;
+    Ok((file, metadata.len()))
 }
 
 #[cfg(unix)]
@@ -105,11 +117,23 @@ fn file_type_name(_: &std::fs::Metadata) -> &'static str {
 
 /// Reads at most `max` bytes of a regular file; `Ok(None)` when it is longer.
 pub fn read_bounded(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
-    let file = open_regular_file(path)?;
-    if file.metadata()?.len() > max {
+    read_opened(open_regular_with_len(path)?, max)
+}
+
+/// `read_bounded` for a path the workspace index holds as a regular file: opened as
+/// a walked entry is (`open_known_regular`), without a stat by path first.
+/// `find_references` reads tens of thousands of the index's files for a common name.
+pub fn read_known_bounded(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
+    read_opened(open_known_with_len(path)?, max)
+}
+
+fn read_opened((file, len): (File, u64), max: u64) -> io::Result<Option<Vec<u8>>> {
+    if len > max {
         return Ok(None);
     }
-    let mut bytes = Vec::new();
+    // Sized by the stat: one read fills it and one more sees the end, where growing
+    // from empty takes a small probe read and a read per doubling.
+    let mut bytes = Vec::with_capacity(len as usize + 1);
     file.take(max + 1).read_to_end(&mut bytes)?;
     Ok((bytes.len() as u64 <= max).then_some(bytes))
 }
@@ -161,7 +185,15 @@ pub fn read_disk_text(path: &Path, shown: &str) -> Result<String, WorkspaceError
 /// larger than `max` or binary. Invalid UTF-8 is replaced rather than refused: Latin-1
 /// comments should not hide a file.
 pub fn read_index_text(path: &Path, max: u64) -> Option<String> {
-    let bytes = read_bounded(path, max).ok()??;
+    index_text(read_bounded(path, max).ok()??)
+}
+
+/// `read_index_text` through `read_known_bounded`.
+pub fn read_known_index_text(path: &Path, max: u64) -> Option<String> {
+    index_text(read_known_bounded(path, max).ok()??)
+}
+
+fn index_text(bytes: Vec<u8>) -> Option<String> {
     if looks_binary(&bytes) {
         return None;
     }

@@ -279,3 +279,42 @@ fn source_comes_before_docs_and_data_whatever_their_paths() {
         "{text}"
     );
 }
+
+#[test]
+fn jsx_text_is_told_apart_by_a_parse_and_the_rest_by_the_lexer() {
+    // The lexer cannot tell an element's text from code, so a file with one is parsed;
+    // the other files are lexed. Both ways leave out the same words.
+    let (_dir, workspace) = workspace_of(&[
+        (
+            "src/a.jsx",
+            "function refill() {}\nconst e = <p>refill</p>;\n// refill\nrefill();\n",
+        ),
+        (
+            "src/b.ts",
+            "let s: string = `refill ${refill()}`;\nconst r = /refill/; // refill\n",
+        ),
+    ]);
+    let text = references(&workspace, serde_json::json!({"name": "refill"}));
+    assert_eq!(
+        text,
+        "src/a.jsx:4: refill();\nsrc/b.ts:1: let s: string = `refill ${refill()}`;\nsrc/b.ts:2: const r = /refill/; // refill\n",
+        "{text}"
+    );
+}
+
+#[test]
+fn every_defining_file_is_classified_past_the_uses_shown() {
+    // 40 files define the name and use it three times, with a comment naming it: past
+    // the first 100 lines they are still classified (by the lexer, the definitions from
+    // the index), so the count holds neither comments nor definitions and is exact.
+    let text = "def drain():\n    # drain it\n    drain()\n    drain()\n    drain()\n";
+    let files: Vec<(String, &str)> = (0..40)
+        .map(|i| (format!("src/d_{i:02}.py"), text))
+        .collect();
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+    let (_dir, workspace) = workspace_of(&files);
+    let text = references(&workspace, serde_json::json!({"name": "drain"}));
+    assert!(text.contains("(… 20 more uses; 120 in 40 files"), "{text}");
+    assert!(!text.contains("counted by their text"), "{text}");
+    assert!(!text.contains('#'), "{text}");
+}
