@@ -12,31 +12,16 @@
 #![allow(clippy::print_stdout)]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+#[path = "support/walk.rs"]
+mod walk;
 
 use copilot_ls::syntax::{self, Language};
+use walk::walk;
 
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
 const SHOWN: usize = 40;
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if entry.file_name() != ".git" {
-                walk(&path, out);
-            }
-        } else if kind.is_file() {
-            out.push(path);
-        }
-    }
-}
 
 #[derive(Default)]
 struct Totals {

@@ -7,33 +7,18 @@
 //! times and for at least half a second, so small samples still time well.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+#[path = "support/walk.rs"]
+mod walk;
+
 use copilot_ls::syntax::{self, Language};
+use walk::walk;
 
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
 const ROUNDS: usize = 3;
 const MIN_TIME: Duration = Duration::from_millis(500);
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if entry.file_name() != ".git" {
-                walk(&path, out);
-            }
-        } else if kind.is_file() {
-            out.push(path);
-        }
-    }
-}
 
 fn main() {
     let dirs: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();

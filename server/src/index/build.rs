@@ -58,11 +58,11 @@ impl Bounds {
 /// of T seconds commits about log2(T) times, not T/interval times.
 const COMMIT_FIRST: Duration = Duration::from_secs(1);
 const COMMIT_MAX_INTERVAL: Duration = Duration::from_secs(8);
-/// A cold build's second phase commits less often: every file is searchable by then,
-/// and a commit blocks the analysis threads while tantivy writes out its segments, then
-/// leaves more of them for the final merge (on 10,570 generated files, whose second
-/// phase ends within 30 s and so did not commit at all, the build took 22.2 s against
-/// 25.3 s committing every 8 s, medians of five runs each).
+/// Parsing the files an index from 0.4 left unparsed commits less often: they are
+/// searchable already, and a commit blocks the analysis threads while tantivy writes out
+/// its segments, then leaves more of them for the final merge (on 10,570 generated
+/// files, whose parsing pass ended within 30 s and so did not commit at all, 0.4's build
+/// took 22.2 s against 25.3 s committing every 8 s, medians of five runs each).
 /// What it has not committed when the process stops is parsed again at the next start.
 const PARSE_COMMIT_INTERVAL: Duration = Duration::from_secs(30);
 /// A refresh that reads at least this many files is a bulk build (a first start, a
@@ -81,7 +81,7 @@ const UNSURE_WINDOW_NS: u64 = 20_000_000;
 pub enum Progress {
     /// `done` of `total` files checked.
     Files { done: usize, total: usize },
-    /// A cold build's second phase: the definitions of `done` of `total` files parsed.
+    /// The definitions of `done` of `total` files an index from 0.4 left unparsed.
     Definitions { done: usize, total: usize },
     /// The workspace is larger than the bounds: what was left out (known right after
     /// the walk, long before the refresh ends).

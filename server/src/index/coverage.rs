@@ -1,5 +1,5 @@
 //! How much of the workspace the index can answer from right now: files walked, files
-//! indexed, whether the first build (both of its phases) has finished. Asks report it
+//! indexed, whether the first build has finished. Asks report it
 //! (`AskResult.index`, the answer's first line during a build) so an answer from a
 //! half-built index never passes for a complete one.
 
@@ -15,8 +15,8 @@ pub struct Coverage {
     pub files_indexed: usize,
     /// Files the walk has found so far (never fewer than `files_indexed`).
     pub files_total: usize,
-    /// While the second phase runs: (files whose definitions are read, files with a
-    /// grammar to parse).
+    /// While the files an index from 0.4 left unparsed are parsed (`build.rs`): (files
+    /// whose definitions are read, files with a grammar to parse).
     pub definitions: Option<(usize, usize)>,
     /// The repository's history, read after the files: `None` when no root has one to
     /// read (not a repository, turned off, no commits yet).
@@ -97,7 +97,8 @@ pub struct CoverageState {
     complete: AtomicBool,
     indexed: AtomicUsize,
     total: AtomicUsize,
-    /// The second phase: files parsed, and files to parse (0: not running).
+    /// Parsing what an index from 0.4 left unparsed: files parsed, and files to parse (0:
+    /// not running).
     parsed: AtomicUsize,
     to_parse: AtomicUsize,
 }
