@@ -1,6 +1,6 @@
 //! End-to-end through the binary: the learned file ranker's switch
 //! (`COPILOT_LS_LEARNED_RANKER=PATH`, index/learned.rs). A model written here, one tree
-//! that puts the lexical ranking's first file last (an order no signal of the hand-set
+//! that puts today's first file last (an order no signal of the hand-set
 //! ranking gives), must order the answer's places; a model that reads other features than
 //! the binary computes is not used; without the switch the hand-set ranking stands. No
 //! learned ranker ships yet (docs/retrieval.md, "The learned ranker").
@@ -13,12 +13,12 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
 
 /// The feature names the binary computes, in order (index/features.rs `NAMES`).
-const NAMES: &str = "lexical_rank lexical_score_share lexical_score bm25 path_bonus coverage name verb named path_ref quoted kind_factor chunks_found vote_share vote_rank found_lexically depth kind_test kind_docs kind_example kind_other question_long question_words question_identifiers question_paths question_errors";
+const NAMES: &str = "fused_rank fused_score lexical_rank lexical_score_share lexical_score bm25 path_bonus coverage name verb named path_ref quoted kind_factor chunks_found vote_share vote_rank found_lexically depth kind_test kind_docs kind_example kind_other question_long question_words question_identifiers question_paths question_errors file_bytes file_chunks file_definitions file_changes file_changed_ago";
 
-/// One tree on `lexical_rank` (feature 0): the lexical first file scores 0, the rest 1.
+/// One tree on `fused_rank` (feature 0): today's first file scores 0, the rest 1.
 fn first_last(names: &str) -> String {
     format!(
-        "tree\nversion=v4\nnum_class=1\nmax_feature_idx=25\nobjective=lambdarank\nfeature_names={names}\n\n\
+        "tree\nversion=v4\nnum_class=1\nmax_feature_idx=32\nobjective=lambdarank\nfeature_names={names}\n\n\
          Tree=0\nnum_leaves=2\nnum_cat=0\nsplit_feature=0\nthreshold=1.5\ndecision_type=2\n\
          left_child=-1\nright_child=-2\nleaf_value=0 1\nshrinkage=1\n\nend of trees\n"
     )
@@ -69,7 +69,7 @@ fn the_learned_ranker_orders_the_places_when_switched_on() {
     std::fs::write(&model, first_last(NAMES)).unwrap();
     // The hand-set ranking: the bucket that refills.
     assert_eq!(first_place(ws.path(), None), "src/bucket.py");
-    // The model's order: the lexical first file last.
+    // The model's order: today's first file last.
     assert_eq!(first_place(ws.path(), Some(&model)), "src/pool.py");
     // A model of other features is refused, and the hand-set ranking stands.
     let other = models.path().join("other.txt");

@@ -7,7 +7,9 @@ For each repository and snapshot, a checkout of the snapshot (a shared clone of 
 mirror, HEAD detached at the snapshot, so no commit after it can vote) is indexed with
 its history, and all the snapshot's queries go through one `dev features` process. Rows
 are cached per (repository, snapshot) under .tmp/rank/features/ (gzip JSON lines: one
-object per query, `{commit, split, language, names, files: [{path, values, label}]}`);
+object per query, `{commit, kind, split, language, names, files: [{path, values, label}]}`,
+kind `commit` or `doc`: doc_queries.py's questions, whose comments are blanked in the
+checkout before it is indexed);
 a cached snapshot is skipped, so a run can stop at any point and resume. The checkouts
 and their indexes are removed after use: only the rows are kept.
 
@@ -26,6 +28,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import doc_queries  # noqa: E402  (questions of the written kind: doc comments, taken out of the checkout)
 
 REPO = Path(__file__).resolve().parents[2]
 QUERIES = REPO / ".tmp" / "rank" / "queries"
@@ -101,6 +106,8 @@ def main() -> None:
                         help="alternate two training repositories with one held-out, so a partial run has every split")
     parser.add_argument("--max-files", type=int, default=20000,
                         help="skip a snapshot whose checkout has more files than this")
+    parser.add_argument("--no-docs", action="store_true",
+                        help="commit messages only, no doc-comment questions (doc_queries.py)")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     files = sorted(QUERIES.glob("*.jsonl"))
@@ -137,6 +144,9 @@ def main() -> None:
                     if count > args.max_files:
                         print(f"{meta['repo']} {snapshot[:12]}: {count} files, skipped", file=sys.stderr)
                         continue
+                    chosen = [dict(q, kind="commit") for q in chosen]
+                    if not args.no_docs:
+                        chosen += doc_queries.strip_and_ask(args.binary, workspace, meta["language"], snapshot)
                     results = features_for(args.binary, workspace, cache,
                                            [q["query"] for q in chosen], args.limit)
                 except subprocess.CalledProcessError as error:
@@ -153,7 +163,8 @@ def main() -> None:
                     rows = [{"path": c["path"], "values": c["values"], "label": int(c["path"] in answers)}
                             for c in result["files"]]
                     f.write(json.dumps({
-                        "repo": meta["repo"], "commit": query["commit"], "split": meta["split"],
+                        "repo": meta["repo"], "commit": query["commit"], "kind": query["kind"],
+                        "split": meta["split"],
                         "language": meta["language"], "names": result["names"],
                         "featureSet": result["featureSet"], "answers": sorted(answers), "files": rows,
                     }) + "\n")

@@ -92,7 +92,7 @@ fn file_features(index: &WorkspaceIndex, input: &Value, limit: usize) -> Result<
         .ok_or("expected a JSON string (a question)")?;
     Ok(json!({
         "featureSet": features::FEATURE_SET,
-        "names": features::NAMES,
+        "names": &features::NAMES[..],
         "files": index.file_features(question, limit),
     }))
 }

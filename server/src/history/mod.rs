@@ -456,6 +456,15 @@ impl History {
         read(&self.store).newest(paths, limit)
     }
 
+    /// For each path (as the root shows it), how many commits changed it and how many
+    /// commits ago the newest did; `(0, None)` each without history.
+    pub fn change_counts(&self, paths: &[&str]) -> Vec<(u64, Option<u64>)> {
+        if self.is_empty() {
+            return vec![(0, None); paths.len()];
+        }
+        read(&self.store).change_counts(paths)
+    }
+
     /// One commit by its full hex id.
     pub fn commit(&self, id: &str) -> Option<CommitRecord> {
         read(&self.store).get(id)

@@ -588,5 +588,6 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&part, path)
 }
 
+mod counts;
 #[cfg(test)]
 mod tests;

@@ -45,10 +45,12 @@ pub fn order(
     found: Vec<super::search::Found>,
     voted: &[(String, f32)],
     question: &super::query::ParsedQuestion,
+    fusion: super::past_changes::Fusion,
+    facts: &dyn Fn(&[&str]) -> Vec<super::features::FileFacts>,
     chunk_of: &dyn Fn(&str) -> Option<super::search::Found>,
 ) -> Vec<super::search::Found> {
     let scores: std::collections::HashMap<String, f64> =
-        super::features::of_files(&found, voted, question)
+        super::features::of_files(&found, voted, question, fusion, facts)
             .into_iter()
             .map(|file| {
                 let score = model.score(&file.values);

@@ -140,16 +140,21 @@ pub fn fuse(
         }
     }
     let fused = |path: &str| -> f32 {
-        let lexical = lexical
-            .get(path)
-            .map_or(0.0, |rank| 1.0 / (fusion.k + *rank as f32));
         let vote = voted
             .iter()
             .find(|(p, _)| p == path)
-            .map_or(0.0, |(_, vote)| fusion.weight * vote / best_vote / fusion.k);
-        lexical + vote
+            .map_or(0.0, |(_, vote)| vote / best_vote);
+        fused_score(lexical.get(path).copied(), vote, fusion)
     };
     super::search::by_file_score(found, fused)
+}
+
+/// A file's fused score: its reciprocal lexical rank (1-based; none when the lexical
+/// search missed it) plus the weighted vote share (its vote over the best vote). Also a
+/// feature of the learned ranker (`features.rs`), so it starts from today's order.
+pub fn fused_score(lexical_rank: Option<usize>, vote_share: f32, fusion: Fusion) -> f32 {
+    let lexical = lexical_rank.map_or(0.0, |rank| 1.0 / (fusion.k + rank as f32));
+    lexical + fusion.weight * vote_share / fusion.k
 }
 
 #[cfg(test)]

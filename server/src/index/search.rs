@@ -94,12 +94,15 @@ pub struct PastChanges {
 
 /// The evidence beside the words: past changes' votes and the code model's question
 /// vector.
-pub struct Evidence {
+pub struct Evidence<'a> {
     pub past: PastChanges,
     pub semantic: Option<Semantic>,
     /// The learned file ranker (`learned.rs`), which orders the files in place of the
     /// history fusion; `None` for the hand-set ranking (and for the features' own search).
     pub learned: Option<&'static super::learned::Model>,
+    /// What the index and history know of candidate files themselves, for the learned
+    /// ranker's features (`several::file_facts`).
+    pub facts: &'a dyn Fn(&[&str]) -> Vec<super::features::FileFacts>,
 }
 
 /// The lexical chunks the learned ranker's features are read from, as `dev features`
@@ -112,7 +115,7 @@ pub fn search(
     query: &str,
     limit: usize,
     ranking: Ranking,
-    evidence: &Evidence,
+    evidence: &Evidence<'_>,
 ) -> tantivy::Result<Vec<Found>> {
     let (past, semantic) = (&evidence.past, evidence.semantic.as_ref());
     if limit == 0 {
@@ -307,7 +310,15 @@ pub fn search(
         read_chunk(part, address)
     };
     let mut fused = match evidence.learned {
-        Some(model) => super::learned::order(model, found, &past.voted, &corpus.parsed, &chunk_of),
+        Some(model) => super::learned::order(
+            model,
+            found,
+            &past.voted,
+            &corpus.parsed,
+            past.fusion,
+            evidence.facts,
+            &chunk_of,
+        ),
         None => past_changes::fuse(found, &past.voted, past.fusion, &chunk_of),
     };
     fused.truncate(limit);

@@ -289,6 +289,7 @@ pub(super) fn search_roots(
             Ranking::Tuned => super::learned::current(),
             Ranking::PlainBm25 => None,
         },
+        facts: &|paths: &[&str]| file_facts(roots, paths),
     };
     let held = hold(roots);
     let found = found_in(roots, &held, query, limit, ranking, &evidence);
@@ -311,10 +312,51 @@ pub(super) fn file_features(
         },
         semantic: None,
         learned: None,
+        facts: &|paths: &[&str]| vec![features::FileFacts::default(); paths.len()],
     };
     let held = hold(roots);
     let found = found_in(roots, &held, query, limit, Ranking::Tuned, &lexical);
-    features::of_files(&found, &past.voted, &super::query::parse(query))
+    features::of_files(
+        &found,
+        &past.voted,
+        &super::query::parse(query),
+        past.fusion,
+        &|paths: &[&str]| file_facts(roots, paths),
+    )
+}
+
+/// What each root's index and history know of the files `paths` shows (`FileFacts`):
+/// its stamp's size, chunks and definitions, and its change counts. A path no root holds
+/// gets the default (all zero).
+pub(super) fn file_facts(
+    roots: &[(&str, &RetrievalIndex)],
+    paths: &[&str],
+) -> Vec<features::FileFacts> {
+    let mut facts = vec![features::FileFacts::default(); paths.len()];
+    for (prefix, index) in roots {
+        let mut mine: Vec<(usize, &str)> = Vec::new();
+        {
+            let files = super::lock(&index.inner.files);
+            for (i, shown) in paths.iter().enumerate() {
+                let Some(path) = shown.strip_prefix(prefix) else {
+                    continue;
+                };
+                if let Some(stamp) = files.get(path) {
+                    facts[i].bytes = stamp.size;
+                    facts[i].chunks = stamp.chunks;
+                    facts[i].definitions = stamp.symbols;
+                    mine.push((i, path));
+                }
+            }
+        }
+        let wanted: Vec<&str> = mine.iter().map(|(_, path)| *path).collect();
+        let counts = index.inner.history.change_counts(&wanted);
+        for ((i, _), (changes, ago)) in mine.iter().zip(counts) {
+            facts[*i].changes = changes;
+            facts[*i].changed_ago = ago;
+        }
+    }
+    facts
 }
 
 /// Every root's searchers, held for one search.

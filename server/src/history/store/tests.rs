@@ -1,4 +1,4 @@
-//! The store's renames file, kept for its own HEAD.
+//! The store's renames file, kept for its own HEAD; its per-file change counts.
 
 use super::*;
 use crate::history::{ChangedFile, CommitRecord};
@@ -72,4 +72,30 @@ fn the_renames_file_gives_the_stores_renames_and_only_for_its_own_head() {
     )
     .unwrap();
     assert_eq!(store.renames(), expected);
+}
+
+#[test]
+fn a_files_change_count_and_how_many_commits_ago_it_last_changed() {
+    let mut store = Store::open(None);
+    let mut writer = store.writer().unwrap();
+    let words = MessageWords::default();
+    store.add(
+        &writer,
+        &commit("1", &[("a.py", None), ("b.py", None)]),
+        1,
+        &words,
+    );
+    store.add(&writer, &commit("2", &[("a.py", None)]), 2, &words);
+    store.add(&writer, &commit("3", &[("c.py", None)]), 3, &words);
+    let meta = Meta {
+        format: FORMAT,
+        head: Some("3".to_string()),
+        seq: 3,
+        reason: None,
+    };
+    store.commit(&mut writer, meta).unwrap();
+    assert_eq!(
+        store.change_counts(&["a.py", "b.py", "c.py", "d.py"]),
+        [(2, Some(1)), (1, Some(2)), (1, Some(0)), (0, None)]
+    );
 }
