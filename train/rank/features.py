@@ -106,6 +106,8 @@ def main() -> None:
                         help="alternate two training repositories with one held-out, so a partial run has every split")
     parser.add_argument("--max-files", type=int, default=20000,
                         help="skip a snapshot whose checkout has more files than this")
+    parser.add_argument("--reverse", action="store_true",
+                        help="the repositories in reverse order: a second worker beside a first")
     parser.add_argument("--no-docs", action="store_true",
                         help="commit messages only, no doc-comment questions (doc_queries.py)")
     args = parser.parse_args()
@@ -115,6 +117,8 @@ def main() -> None:
         files = [f for f in files if f.stem == args.only.replace("/", "+")]
     if args.interleave:
         files = interleaved(files)
+    if args.reverse:
+        files.reverse()
     done_repos = 0
     for path in files:
         meta, queries = read_queries(path)

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Trains the learned file ranker (LambdaMART, LightGBM's `lambdarank`) on the cached rows
-of features.py and prints its validation table against today's ranking, per split and
-language, with a paired bootstrap interval for the held-out repositories.
+"""Trains the learned file ranker (LambdaMART, LightGBM's `lambdarank`) on the packed rows
+(pack.py: train/rank/data/rows.npz, committed) and prints its validation table against
+today's ranking, per split, question kind and language, with a paired bootstrap interval
+for the held-out repositories.
 
-Today's ranking is recomputed from the same rows exactly as the binary fuses it
-(index/past_changes.rs: each file's reciprocal lexical rank plus the history vote's share,
-k = 10, weight 0.1), so both rankings are judged on the same candidates.
+Today's ranking is the binary's own order, a feature of every row (`fused_rank`:
+index/past_changes.rs's fusion of the lexical rank and the history vote), so both
+rankings are judged on the same candidates.
 
 Splits are by repository (sources.py): `train` fits, `valid` stops the boosting early,
 `test` is held out and read once for the table. Deterministic: fixed seed, LightGBM's
 `deterministic` with forced row-wise histograms, two threads.
 
-Usage: train.py [--out DIR] [--rounds N]
+Trained on the bins pack.py stores; the model is written with its thresholds as values
+(`in_values`), so the binary walks it on the values it computes.
+
+Usage: train.py [--rows PATH] [--out DIR] [--rounds N]
 Writes DIR/ranker.txt (LightGBM's text model), DIR/report.json (the table) and
 DIR/parity.json (held-out rows with the trainer's scores, which the Rust walker must give).
 """
@@ -19,142 +23,160 @@ DIR/parity.json (held-out rows with the trainer's scores, which the Rust walker 
 from __future__ import annotations
 
 import argparse
-import glob
-import gzip
 import json
 import os
-import random
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import lightgbm as lgb
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
-ROWS = REPO / ".tmp" / "rank" / "features"
 SEED = 13
-# index/past_changes.rs FUSION
-FUSION_K, FUSION_WEIGHT = 10.0, 0.1
+PARAMS = {
+    "objective": "lambdarank", "metric": "ndcg", "eval_at": [1, 5],
+    "learning_rate": 0.05, "num_leaves": 31, "min_data_in_leaf": 100,
+    "lambdarank_truncation_level": 20, "seed": SEED, "deterministic": True,
+    "force_row_wise": True, "num_threads": 2, "verbosity": -1,
+}
 
 
-def load():
-    queries = []
-    for path in sorted(glob.glob(str(ROWS / "*.jsonl.gz"))):
-        with gzip.open(path, "rt") as f:
-            for line in f:
-                queries.append(json.loads(line))
-    return queries
+class Rows:
+    """The packed table: rows grouped by query (contiguous), per-query columns."""
+
+    def __init__(self, path: Path):
+        data = np.load(path)
+        self.names = [str(n) for n in data["names"]]
+        self.label = data["label"].astype(np.int32)
+        self.query = data["query"]
+        # Bin numbers (pack.py), a question's stored once a query: spread to its rows.
+        self.values = np.stack([
+            data[f"col_{i}"].astype(np.float32)[self.query] if name.startswith("question_")
+            else data[f"col_{i}"].astype(np.float32)
+            for i, name in enumerate(self.names)], axis=1)
+        self.edges = [data[f"edges_{i}"] for i in range(len(self.names))]
+        self.meta = {key: np.array([str(v) for v in data[key]]) for key in
+                     ("repo", "split", "language", "kind")}
+        # Start and end row of each query.
+        n = len(self.meta["repo"])
+        self.start = np.searchsorted(self.query, np.arange(n), side="left")
+        self.end = np.searchsorted(self.query, np.arange(n), side="right")
+
+    def queries(self, **want) -> np.ndarray:
+        keep = np.ones(len(self.meta["repo"]), dtype=bool)
+        for key, value in want.items():
+            keep &= self.meta[key] == value
+        return np.flatnonzero(keep)
+
+    def matrix(self, chosen: np.ndarray):
+        rows = np.concatenate([np.arange(self.start[q], self.end[q]) for q in chosen])
+        return self.values[rows], self.label[rows], (self.end[chosen] - self.start[chosen])
 
 
-def column(names, name):
-    return names.index(name)
+def in_values(model_text: str, edges: list[np.ndarray]) -> str:
+    """The model trained on bin numbers, its thresholds written as values: a split
+    between bins k and k+1 (threshold in (k, k+1)) becomes `value <= upper edge of bin
+    k`, which sends every value the way its bin went (pack.py). The edges are float32
+    values, written exactly."""
+    out, features = [], None
+    for line in model_text.split("\n"):
+        if line.startswith("split_feature="):
+            features = [int(f) for f in line.split("=", 1)[1].split()]
+        elif line.startswith("threshold=") and features is not None:
+            values = []
+            for feature, threshold in zip(features, line.split("=", 1)[1].split()):
+                k = int(np.floor(float(threshold)))
+                edge = edges[feature]
+                value = float(edge[min(k, len(edge) - 1)]) if k >= 0 else float(edge[0]) - 1.0
+                values.append(repr(value))
+            line = "threshold=" + " ".join(values)
+        elif line.startswith("Tree="):
+            features = None
+        elif line.startswith("tree_sizes="):
+            continue  # byte sizes of the trees as trained: no longer true; LightGBM reads on without
+        out.append(line)
+    return "\n".join(out)
 
 
-def today_order(query):
-    """The binary's fused file order, from the rows' lexical rank and vote share."""
-    names = query["names"]
-    lex, vote, found = column(names, "lexical_rank"), column(names, "vote_share"), column(names, "found_lexically")
-
-    def score(row):
-        values = row["values"]
-        lexical = 1.0 / (FUSION_K + values[lex]) if values[found] > 0 else 0.0
-        return lexical + FUSION_WEIGHT * values[vote] / FUSION_K
-
-    # Stable: equal scores keep the lexical order (the rows' order).
-    return sorted(range(len(query["files"])), key=lambda i: -score(query["files"][i]))
-
-
-def hits(query, order, k):
-    return any(query["files"][i]["label"] for i in order[:k])
+def hit_ranks(rows: Rows, chosen: np.ndarray, score) -> np.ndarray:
+    """For each query, the best 1-based place an answer holds when the candidates are
+    ordered by `score(values)` (higher first; ties by today's order)."""
+    fused = rows.names.index("fused_rank")
+    out = np.empty(len(chosen), dtype=np.int32)
+    for i, q in enumerate(chosen):
+        values = rows.values[rows.start[q]:rows.end[q]]
+        labels = rows.label[rows.start[q]:rows.end[q]]
+        s = score(values)
+        order = np.lexsort((values[:, fused], -s))
+        places = np.flatnonzero(labels[order] > 0)
+        out[i] = places[0] + 1 if len(places) else 10**6
+    return out
 
 
-def accuracy(queries, orders, k):
-    if not queries:
-        return float("nan")
-    return sum(hits(q, o, k) for q, o in zip(queries, orders)) / len(queries)
-
-
-def bootstrap(a, b, rounds=2000, seed=SEED):
+def bootstrap(a: np.ndarray, b: np.ndarray, rounds: int = 2000) -> tuple[float, float]:
     """95% interval of mean(a) - mean(b), resampling queries (paired)."""
-    rng = random.Random(seed)
-    n = len(a)
-    diffs = []
-    for _ in range(rounds):
-        picks = [rng.randrange(n) for _ in range(n)]
-        diffs.append(sum(a[i] - b[i] for i in picks) / n)
-    diffs.sort()
-    return diffs[int(0.025 * rounds)], diffs[int(0.975 * rounds) - 1]
-
-
-def matrix(queries):
-    xs, ys, groups = [], [], []
-    for q in queries:
-        for row in q["files"]:
-            xs.append(row["values"])
-            ys.append(row["label"])
-        groups.append(len(q["files"]))
-    return np.array(xs, dtype=np.float32), np.array(ys), groups
+    rng = np.random.default_rng(SEED)
+    d = (a.astype(np.float64) - b)
+    means = np.array([d[rng.integers(0, len(d), len(d))].mean() for _ in range(rounds)])
+    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", default=str(REPO / "train" / "rank" / "data" / "rows.npz"))
     parser.add_argument("--out", default=str(REPO / "train" / "rank" / "out"))
-    parser.add_argument("--rounds", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=600)
+    parser.add_argument("--without", default="",
+                        help="features (comma-separated) held at 0 in training, so no tree splits on them")
     args = parser.parse_args()
-    queries = load()
-    if not queries:
-        sys.exit(f"no rows under {ROWS}: run train/rank/features.py first")
-    names = queries[0]["names"]
-    by_split = defaultdict(list)
-    for q in queries:
-        if q["files"]:
-            by_split[q["split"]].append(q)
-    trainable = [q for q in by_split["train"] if any(r["label"] for r in q["files"])]
-    valid = [q for q in by_split["valid"] if any(r["label"] for r in q["files"])]
-    print(f"queries: train {len(by_split['train'])} ({len(trainable)} with the answer among the candidates), "
-          f"valid {len(by_split['valid'])}, test {len(by_split['test'])}; {len(names)} features")
-    x, y, groups = matrix(trainable)
-    vx, vy, vgroups = matrix(valid)
-    params = {
-        "objective": "lambdarank", "metric": "ndcg", "eval_at": [1, 5],
-        "learning_rate": 0.05, "num_leaves": 31, "min_data_in_leaf": 50,
-        "lambdarank_truncation_level": 20, "seed": SEED, "deterministic": True,
-        "force_row_wise": True, "num_threads": 2, "verbosity": -1,
-    }
+    if not Path(args.rows).exists():
+        sys.exit(f"no {args.rows}: run train/rank/features.py, then train/rank/pack.py")
+    rows = Rows(Path(args.rows))
+    names = rows.names
+    without = [name for name in args.without.split(",") if name]
+    for name in without:
+        rows.values[:, names.index(name)] = 0.0
+    answerable = np.array([rows.label[rows.start[q]:rows.end[q]].any() for q in range(len(rows.start))])
+    train = rows.queries(split="train")
+    valid = rows.queries(split="valid")
+    test = rows.queries(split="test")
+    print(f"queries: train {len(train)} ({answerable[train].sum()} with the answer among the candidates), "
+          f"valid {len(valid)}, test {len(test)}; {len(names)} features; kinds "
+          + ", ".join(f"{k} {int((rows.meta['kind'] == k).sum())}" for k in sorted(set(rows.meta["kind"]))))
+    x, y, groups = rows.matrix(train[answerable[train]])
+    vx, vy, vgroups = rows.matrix(valid[answerable[valid]])
     train_set = lgb.Dataset(x, y, group=groups, feature_name=names)
     valid_set = lgb.Dataset(vx, vy, group=vgroups, reference=train_set)
-    booster = lgb.train(params, train_set, num_boost_round=args.rounds, valid_sets=[valid_set],
-                        callbacks=[lgb.early_stopping(40, verbose=False)])
+    booster = lgb.train(PARAMS, train_set, num_boost_round=args.rounds, valid_sets=[valid_set],
+                        callbacks=[lgb.early_stopping(50, verbose=False)])
     best = booster.best_iteration or args.rounds
 
-    def learned_order(query):
-        values = np.array([r["values"] for r in query["files"]], dtype=np.float32)
-        scores = booster.predict(values, num_iteration=best)
-        return sorted(range(len(query["files"])), key=lambda i: (-scores[i], i))
+    fused = names.index("fused_rank")
 
-    report = {"features": names, "best_iteration": best, "splits": {}}
+    def today(values):
+        return -values[:, fused]
+
+    def learned(values):
+        return booster.predict(values, num_iteration=best)
+
+    report = {"features": names, "without": without, "best_iteration": best, "params": PARAMS, "splits": {}}
     print(f"\nbest iteration {best}")
-    print(f"{'split':8} {'lang':11} {'n':>6}  {'today @1':>9} {'@5':>6}  {'learned @1':>10} {'@5':>6}")
-    for split in ("valid", "test"):
-        chosen = by_split[split]
-        langs = defaultdict(list)
-        for q in chosen:
-            langs[q["language"]].append(q)
-        for lang, group in [("all", chosen)] + sorted(langs.items()):
-            today = [today_order(q) for q in group]
-            learned = [learned_order(q) for q in group]
-            row = {
-                "n": len(group),
-                "today": [accuracy(group, today, 1), accuracy(group, today, 5)],
-                "learned": [accuracy(group, learned, 1), accuracy(group, learned, 5)],
-            }
-            if lang == "all" and group:
-                a = [int(hits(q, o, 5)) for q, o in zip(group, learned)]
-                b = [int(hits(q, o, 5)) for q, o in zip(group, today)]
-                row["acc5_diff_interval"] = bootstrap(a, b)
-            report["splits"].setdefault(split, {})[lang] = row
-            print(f"{split:8} {lang:11} {len(group):6}  {row['today'][0]:9.3f} {row['today'][1]:6.3f}  "
+    print(f"{'split':6} {'group':18} {'n':>6}  {'today @1':>9} {'@5':>6}  {'learned @1':>10} {'@5':>6}")
+    for split, chosen in (("valid", valid), ("test", test)):
+        a_ranks, b_ranks = hit_ranks(rows, chosen, learned), hit_ranks(rows, chosen, today)
+        groups_of = [("all", np.ones(len(chosen), dtype=bool))]
+        for key in ("kind", "language"):
+            for value in sorted(set(rows.meta[key][chosen])):
+                groups_of.append((f"{key} {value}", rows.meta[key][chosen] == value))
+        for label, mask in groups_of:
+            a, b = a_ranks[mask], b_ranks[mask]
+            row = {"n": int(mask.sum()),
+                   "today": [float((b <= 1).mean()), float((b <= 5).mean())],
+                   "learned": [float((a <= 1).mean()), float((a <= 5).mean())]}
+            if label == "all" or label.startswith("kind"):
+                row["acc5_diff_interval"] = bootstrap(a <= 5, b <= 5)
+            report["splits"].setdefault(split, {})[label] = row
+            print(f"{split:6} {label:18} {row['n']:6}  {row['today'][0]:9.3f} {row['today'][1]:6.3f}  "
                   f"{row['learned'][0]:10.3f} {row['learned'][1]:6.3f}"
                   + (f"   Acc@5 diff 95% CI [{row['acc5_diff_interval'][0]:+.3f}, {row['acc5_diff_interval'][1]:+.3f}]"
                      if "acc5_diff_interval" in row else ""))
@@ -162,13 +184,21 @@ def main():
     report["importance"] = [(n, float(g)) for n, g in importance]
     print("\nfeature importance (gain):", ", ".join(f"{n} {g:.0f}" for n, g in importance[:12]))
     os.makedirs(args.out, exist_ok=True)
-    booster.save_model(os.path.join(args.out, "ranker.txt"), num_iteration=best)
+    model_path = os.path.join(args.out, "ranker.txt")
+    with open(model_path, "w") as f:
+        f.write(in_values(booster.model_to_string(num_iteration=best), rows.edges))
     # Rows with the trainer's own scores, for the Rust walker's parity test: the first
-    # held-out queries' candidates, 300 rows.
-    rows = [r["values"] for q in by_split["test"] for r in q["files"]][:300]
-    scores = booster.predict(np.array(rows, dtype=np.float32), num_iteration=best)
+    # held-out queries' candidates, 300 rows, as values (each bin's upper edge), scored
+    # by LightGBM with the model written in values, and checked against the model on
+    # bin numbers: the two must agree exactly.
+    codes = rows.values[rows.start[test[0]]:][:300]
+    parity = np.stack([rows.edges[i][codes[:, i].astype(int)] for i in range(len(names))], axis=1)
+    scores = lgb.Booster(model_file=model_path).predict(parity)
+    if not np.array_equal(scores, booster.predict(codes, num_iteration=best)):
+        sys.exit("the model written in values scores other than the one trained on bins")
     with open(os.path.join(args.out, "parity.json"), "w") as f:
-        json.dump({"features": names, "rows": rows, "scores": [float(v) for v in scores]}, f)
+        json.dump({"features": names, "rows": parity.astype(float).tolist(),
+                   "scores": [float(v) for v in scores]}, f)
     with open(os.path.join(args.out, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
 

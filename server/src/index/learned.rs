@@ -37,11 +37,26 @@ pub fn current() -> Option<&'static Model> {
         .as_ref()
 }
 
-/// `found` (the lexical ranking's chunks, best first) ordered by file, each file by the
-/// model's score of its features; a file past changes voted for that has no chunk gets
-/// one from `chunk_of`. Within a file, chunks keep their order.
+/// How many of today's first places the model reorders; the files after them keep
+/// today's order. The trees were trained on exactly these places (train/rank/pack.py
+/// `KEEP`): a file further down is one they never saw, and neither is ever lifted past
+/// the places they were shown.
+pub const REORDERED: usize = 20;
+
+/// `found` (the lexical ranking's chunks, best first) ordered by file: today's first
+/// `REORDERED` files (the fused order, `past_changes.rs`) by the model's score of their
+/// features, ties in today's order, then the rest in today's order; a file past changes
+/// voted for that has no chunk gets one from `chunk_of`. Within a file, chunks keep their
+/// order.
+///
+/// The features are read from many more chunks than an ask shows (`FEATURE_CHUNKS`), but
+/// a file brings along only its chunks among the lexical first `shown`, as in today's
+/// fusion of the first `shown` (or its best one when it has none there): moved as a
+/// whole, the first file's thirty chunks would fill every place an answer lists.
+#[allow(clippy::too_many_arguments)]
 pub fn order(
     model: &Model,
+    shown: usize,
     found: Vec<super::search::Found>,
     voted: &[(String, f32)],
     question: &super::query::ParsedQuestion,
@@ -49,23 +64,44 @@ pub fn order(
     facts: &dyn Fn(&[&str]) -> Vec<super::features::FileFacts>,
     chunk_of: &dyn Fn(&str) -> Option<super::search::Found>,
 ) -> Vec<super::search::Found> {
-    let scores: std::collections::HashMap<String, f64> =
+    let fused_rank = super::features::NAMES
+        .iter()
+        .position(|name| *name == "fused_rank")
+        .unwrap_or(0);
+    let mut files: Vec<(f32, f64, String)> =
         super::features::of_files(&found, voted, question, fusion, facts)
             .into_iter()
             .map(|file| {
-                let score = model.score(&file.values);
-                (file.path, score)
+                let today = file.values[fused_rank];
+                let score = if today <= REORDERED as f32 {
+                    model.score(&file.values)
+                } else {
+                    f64::NEG_INFINITY
+                };
+                (today, score, file.path)
             })
             .collect();
-    let mut found = found;
+    files.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0)));
+    let place: std::collections::HashMap<String, usize> = files
+        .into_iter()
+        .enumerate()
+        .map(|(place, (_, _, path))| (path, place))
+        .collect();
     let lexical = super::search::file_ranks(&found);
+    let mut first_seen = std::collections::HashSet::new();
+    let mut kept: Vec<super::search::Found> = found
+        .into_iter()
+        .enumerate()
+        .filter(|(i, hit)| first_seen.insert(hit.path.clone()) || *i < shown)
+        .map(|(_, hit)| hit)
+        .collect();
     for (path, _) in voted {
         if !lexical.contains_key(path) {
-            found.extend(chunk_of(path));
+            kept.extend(chunk_of(path));
         }
     }
-    super::search::by_file_score(found, |path| {
-        scores.get(path).copied().unwrap_or(f64::MIN) as f32
+    super::search::by_file_score(kept, |path| {
+        -(place.get(path).copied().unwrap_or(usize::MAX) as f32)
     })
 }
 
@@ -366,5 +402,46 @@ a=1
         assert!(Model::parse(&past).unwrap_err().contains("feature 7"));
         let short = MODEL.replace("leaf_value=0.1 0.2 0.30000000000000004", "leaf_value=0.1");
         assert!(Model::parse(&short).is_err());
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+    use crate::index::features::{FileFacts, NAMES};
+    use crate::index::search::test_hits::{hit, order as places};
+
+    /// One stump on `fused_rank`: today's first file scores 0, every other 1.
+    fn first_last() -> Model {
+        Model::parse(&format!(
+            "tree\nfeature_names={}\n\nTree=0\nnum_leaves=2\nsplit_feature=0\nthreshold=1.5\n\
+             decision_type=2\nleft_child=-1\nright_child=-2\nleaf_value=0 1\n\nend of trees\n",
+            NAMES.join(" ")
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_model_orders_todays_first_places_and_a_file_brings_only_its_shown_chunks() {
+        let found = vec![
+            hit("a.py", 1, None),
+            hit("a.py", 9, None),
+            hit("b.py", 1, None),
+            hit("a.py", 20, None),
+            hit("c.py", 1, None),
+        ];
+        let ordered = order(
+            &first_last(),
+            2,
+            found,
+            &[],
+            &crate::index::query::parse("where is it?"),
+            crate::index::past_changes::FUSION,
+            &|paths: &[&str]| vec![FileFacts::default(); paths.len()],
+            &|_| None,
+        );
+        // a.py, today's first, scores lowest and goes last, with its chunks among the
+        // first two shown (a.py:20 is not); b.py and c.py tie and keep today's order.
+        assert_eq!(places(&ordered), ["b.py:1", "c.py:1", "a.py:1", "a.py:9"]);
     }
 }

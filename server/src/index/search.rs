@@ -195,8 +195,13 @@ pub fn search(
         }
     }
     let query = BooleanQuery::new(clauses);
-    let collector =
-        tantivy::collector::TopDocs::with_limit(CANDIDATES.max(limit * 4)).order_by_score();
+    // The learned ranker reads its features from the pool `dev features` read them from
+    // in training (the candidates of `FEATURE_CHUNKS` chunks), not a smaller one.
+    let pool = match evidence.learned {
+        Some(_) => CANDIDATES.max(FEATURE_CHUNKS * 4),
+        None => CANDIDATES.max(limit * 4),
+    };
+    let collector = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
     let vectors: Vec<Option<Vectors>> = parts
         .iter()
         .map(|part| semantic.map(|_| Vectors::open(part.searcher, fields)))
@@ -312,6 +317,7 @@ pub fn search(
     let mut fused = match evidence.learned {
         Some(model) => super::learned::order(
             model,
+            limit,
             found,
             &past.voted,
             &corpus.parsed,
