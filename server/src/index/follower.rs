@@ -62,7 +62,7 @@ fn take_over(inner: &Inner, store: &Store) -> bool {
     let Ok(writer) = store::writer(&store.index) else {
         return false;
     };
-    let files = store::load_stamps(&store.index, inner.fields).unwrap_or_default();
+    let files = store::stamps_of(&store.index, &store.location, inner.fields).unwrap_or_default();
     tracing::info!("taking over the workspace index from a process that has ended");
     *write(&inner.store) = std::sync::Arc::new(Store::new(
         store.index.clone(),
@@ -80,7 +80,8 @@ fn take_over(inner: &Inner, store: &Store) -> bool {
 pub fn current_stamps(inner: &Inner) -> FxHashMap<String, FileStamp> {
     let store = inner.store();
     let _ = store.reader.reload();
-    let mut stamps = store::load_stamps(&store.index, inner.fields).unwrap_or_default();
+    let mut stamps =
+        store::stamps_of(&store.index, &store.location, inner.fields).unwrap_or_default();
     if let Some(overlay) = inner.overlay() {
         let known = lock(&inner.files);
         for path in lock(&overlay.hidden).iter() {

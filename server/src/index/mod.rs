@@ -60,6 +60,7 @@ mod search;
 mod semantic;
 mod several;
 mod spread;
+mod stamps_file;
 mod store;
 mod symbol_table;
 mod tokenize;

@@ -110,9 +110,9 @@ fn open_on_disk(dir: &Path, root: &Path) -> Result<Opened, String> {
     let usable = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         try_open(dir, root, &schema, fields)
     }));
-    let (index, files) = match usable {
+    let (index, files, unkept) = match usable {
         Ok(Ok(Some(opened))) => opened,
-        Ok(Ok(None)) => (create(dir, root, &schema)?, FxHashMap::default()),
+        Ok(Ok(None)) => (create(dir, root, &schema)?, FxHashMap::default(), None),
         broken => {
             let reason = match broken {
                 Ok(Err(reason)) => reason,
@@ -120,11 +120,16 @@ fn open_on_disk(dir: &Path, root: &Path) -> Result<Opened, String> {
             };
             tracing::warn!("rebuilding the index at {}: {reason}", dir.display());
             wipe(dir)?;
-            (create(dir, root, &schema)?, FxHashMap::default())
+            (create(dir, root, &schema)?, FxHashMap::default(), None)
         }
     };
     let writer = match writer(&index) {
-        Ok(writer) => Some(writer),
+        Ok(writer) => {
+            if let Some(opstamp) = unkept {
+                super::stamps_file::write(dir, opstamp, &files);
+            }
+            Some(writer)
+        }
         // Another process writes it: read what it writes.
         Err(TantivyError::LockFailure(..)) => None,
         Err(error) => return Err(format!("cannot write the index: {error}")),
@@ -145,7 +150,7 @@ fn try_open(
     root: &Path,
     schema: &Schema,
     fields: Fields,
-) -> Result<Option<(Index, Stamps)>, String> {
+) -> Result<Option<(Index, Stamps, Option<u64>)>, String> {
     let meta = std::fs::read_to_string(dir.join(META_FILE)).ok();
     let directory = MmapDirectory::open(dir).map_err(|e| e.to_string())?;
     let exists = Index::exists(&directory).map_err(|e| e.to_string())?;
@@ -178,11 +183,17 @@ fn try_open(
     if index.schema() != *schema {
         return Err("its schema differs".into());
     }
-    let files = load_stamps(&index, fields)?;
-    Ok(Some((index, files)))
+    let (files, unkept) = stamps_and_unkept(&index, &Location::Disk(dir.to_path_buf()), fields)?;
+    // Stamps from their own file leave the segments unread: open them, so a half-deleted
+    // cache is rebuilt here rather than failing later.
+    index.reader().map_err(|e| e.to_string())?;
+    Ok(Some((index, files, unkept)))
 }
 
 fn create(dir: &Path, root: &Path, schema: &Schema) -> Result<Index, String> {
+    // A new index counts its commits from zero again: stamps kept for an older one must
+    // never match one of them.
+    super::stamps_file::forget(dir);
     let meta = serde_json::json!({
         "format": FORMAT,
         "root": root.to_string_lossy(),
@@ -239,6 +250,31 @@ pub fn in_memory(reason: String) -> Opened {
 pub fn writer(index: &Index) -> tantivy::Result<IndexWriter> {
     let threads = writer_threads();
     index.writer_with_num_threads(threads, threads * WRITER_BUDGET_PER_THREAD)
+}
+
+/// Every file's stamp: from the stamps file the writer keeps beside the index when it is
+/// the one of the commit the index holds (`stamps_file.rs`), else from the doc store.
+pub fn stamps_of(index: &Index, location: &Location, fields: Fields) -> Result<Stamps, String> {
+    stamps_and_unkept(index, location, fields).map(|(stamps, _)| stamps)
+}
+
+/// `stamps_of`, and when they were read from the doc store of an index on disk, the
+/// commit they are (at least) of: the writer keeps them then (`open_on_disk`), so the
+/// next process need not read them so. Labelled with the commit seen before reading: a
+/// commit in between makes the label older than the index, and no reader uses it.
+fn stamps_and_unkept(
+    index: &Index,
+    location: &Location,
+    fields: Fields,
+) -> Result<(Stamps, Option<u64>), String> {
+    let Location::Disk(dir) = location else {
+        return Ok((load_stamps(index, fields)?, None));
+    };
+    let opstamp = index.load_metas().map(|metas| metas.opstamp).ok();
+    if let Some(stamps) = opstamp.and_then(|at| super::stamps_file::read(dir, at)) {
+        return Ok((stamps, None));
+    }
+    Ok((load_stamps(index, fields)?, opstamp))
 }
 
 /// Every file document's stamp. Reads the whole doc store of file documents, which also

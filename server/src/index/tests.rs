@@ -222,3 +222,38 @@ fn hits_carry_their_files_definitions_as_parsed() {
     let names = names(&hits, "src/bucket.rs").unwrap();
     assert_eq!(names, ["drain", "refill"]);
 }
+
+#[test]
+fn each_commit_keeps_the_stamps_beside_the_index_as_its_doc_store_holds_them() {
+    let dir = workspace(&[
+        ("src/a.rs", b"pub fn parse_config() {}\n"),
+        ("b.py", b"def render():\n    pass\n"),
+    ]);
+    let cache = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new(dir.path()).unwrap();
+    let open = || {
+        let workspace = Workspace::new(sandbox.clone(), Arc::new(NoDocuments));
+        RetrievalIndex::open(workspace, Some(cache.path()))
+    };
+    let index = open();
+    index.refresh(BOUNDS, &|_| {});
+    index.update_file("src/a.rs", "pub fn parse_settings() {}\n");
+    index.remove_file("b.py");
+    let store = index.inner.store();
+    let Location::Disk(at) = &store.location else {
+        panic!("the index is on disk");
+    };
+    let opstamp = store.index.load_metas().unwrap().opstamp;
+    let kept = stamps_file::read(at, opstamp).expect("the last commit's stamps are kept");
+    assert_eq!(
+        kept,
+        store::load_stamps(&store.index, index.inner.fields).unwrap()
+    );
+    assert_eq!(kept.keys().collect::<Vec<_>>(), ["src/a.rs"]);
+    // The next process starts from them and finds what the last one left.
+    drop(store);
+    drop(index);
+    let again = open();
+    assert_eq!(lock(&again.inner.files).clone(), kept);
+    assert_eq!(paths(&again.search("parse settings", 5)), ["src/a.rs"]);
+}

@@ -148,6 +148,9 @@ impl Inner {
             for term in path_terms(&self.fields, path) {
                 writer.delete_term(term);
             }
+            // Under the writer's read side, as in `replace`: a commit sees the documents
+            // and the stamps agree.
+            lock(&self.files).remove(path);
         };
         match &store.writer {
             Some(writer) => delete(writer),
@@ -213,7 +216,20 @@ impl Inner {
             let _ = store.reader.reload();
             return Ok(());
         };
-        let committed = write(writer).commit();
+        // The stamps are taken while the writer is held for the commit: a file's stamp
+        // changes with its documents under the writer's read side (`replace`, `remove`),
+        // so these are the committed documents' own (`stamps_file.rs`).
+        let committed = {
+            let mut writer = write(writer);
+            writer
+                .commit()
+                .map(|opstamp| (opstamp, lock(&self.files).clone()))
+        };
+        let committed = committed.map(|(opstamp, stamps)| {
+            if let Location::Disk(dir) = &store.location {
+                super::stamps_file::write(dir, opstamp, &stamps);
+            }
+        });
         if let Err(error) = committed {
             let reason = match &store.location {
                 Location::Disk(dir) => {
