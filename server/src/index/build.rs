@@ -178,7 +178,7 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
     }
     let hold = Hold::from_env();
     if hold.commit_at(0) {
-        if let Err(reason) = inner.commit() {
+        if let Err(reason) = inner.commit_keeping(true) {
             tracing::warn!("{reason}");
         }
         inner.mark_held();
@@ -254,7 +254,7 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
     }
     if failed.is_none() {
         let t = profile.mark();
-        failed = inner.commit().err();
+        failed = inner.commit_keeping(true).err();
         profile.add(Phase::Commit, t);
     }
     if let (true, Some(writer)) = (bulk, &store.writer) {
@@ -365,7 +365,7 @@ impl Pass<'_> {
                 let held = hold.is_some_and(|hold| hold.commit_at(done));
                 if self.last_commit.elapsed() >= self.commit_interval || held {
                     let t = profile.mark();
-                    let outcome = inner.commit();
+                    let outcome = inner.commit_keeping(true);
                     profile.add(Phase::Commit, t);
                     if let Err(reason) = outcome {
                         failed = Some(reason);

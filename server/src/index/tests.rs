@@ -224,7 +224,7 @@ fn hits_carry_their_files_definitions_as_parsed() {
 }
 
 #[test]
-fn each_commit_keeps_the_stamps_beside_the_index_as_its_doc_store_holds_them() {
+fn a_refresh_keeps_the_stamps_beside_the_index_as_its_doc_store_holds_them() {
     let dir = workspace(&[
         ("src/a.rs", b"pub fn parse_config() {}\n"),
         ("b.py", b"def render():\n    pass\n"),
@@ -235,25 +235,43 @@ fn each_commit_keeps_the_stamps_beside_the_index_as_its_doc_store_holds_them() {
         let workspace = Workspace::new(sandbox.clone(), Arc::new(NoDocuments));
         RetrievalIndex::open(workspace, Some(cache.path()))
     };
+    // The stamps of the commit the index holds, if they are kept beside it, and the
+    // doc store's.
+    let kept_and_stored = |index: &RetrievalIndex| {
+        let store = index.inner.store();
+        let Location::Disk(at) = &store.location else {
+            panic!("the index is on disk");
+        };
+        let opstamp = store.index.load_metas().unwrap().opstamp;
+        (
+            stamps_file::read(at, opstamp),
+            store::load_stamps(&store.index, index.inner.fields).unwrap(),
+        )
+    };
     let index = open();
     index.refresh(BOUNDS, &|_| {});
+    let (kept, stored) = kept_and_stored(&index);
+    assert_eq!(
+        kept.as_ref(),
+        Some(&stored),
+        "a refresh's commit keeps them"
+    );
+    assert_eq!(stored.len(), 2);
+    // An ask's commit of the editor's changes does not write them: the file is of an
+    // older commit now, and not used.
     index.update_file("src/a.rs", "pub fn parse_settings() {}\n");
     index.remove_file("b.py");
-    let store = index.inner.store();
-    let Location::Disk(at) = &store.location else {
-        panic!("the index is on disk");
-    };
-    let opstamp = store.index.load_metas().unwrap().opstamp;
-    let kept = stamps_file::read(at, opstamp).expect("the last commit's stamps are kept");
-    assert_eq!(
-        kept,
-        store::load_stamps(&store.index, index.inner.fields).unwrap()
-    );
-    assert_eq!(kept.keys().collect::<Vec<_>>(), ["src/a.rs"]);
-    // The next process starts from them and finds what the last one left.
-    drop(store);
+    let (kept, stored) = kept_and_stored(&index);
+    assert_eq!(kept, None);
+    assert_eq!(stored.keys().collect::<Vec<_>>(), ["src/a.rs"]);
     drop(index);
+    // The next process reads the doc store, takes the writer and keeps them; the one
+    // after reads them from their file, and finds what the first left.
     let again = open();
-    assert_eq!(lock(&again.inner.files).clone(), kept);
-    assert_eq!(paths(&again.search("parse settings", 5)), ["src/a.rs"]);
+    let (kept, stored) = kept_and_stored(&again);
+    assert_eq!(kept.as_ref(), Some(&stored));
+    drop(again);
+    let third = open();
+    assert_eq!(lock(&third.inner.files).clone(), stored);
+    assert_eq!(paths(&third.search("parse settings", 5)), ["src/a.rs"]);
 }

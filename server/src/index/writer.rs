@@ -200,6 +200,12 @@ impl Inner {
     /// disk refused it. A reading process commits its overlay (in memory) and sees what
     /// the writing process committed since.
     pub(super) fn commit(&self) -> Result<(), String> {
+        self.commit_keeping(false)
+    }
+
+    /// `commit`, and the stamps written beside the index for that commit when
+    /// `keep_stamps` (`stamps_file.rs`): a refresh's commits do, an ask's do not.
+    pub(super) fn commit_keeping(&self, keep_stamps: bool) -> Result<(), String> {
         let store = self.store();
         let Some(writer) = &store.writer else {
             if let Some(overlay) = self.overlay() {
@@ -221,12 +227,13 @@ impl Inner {
         // so these are the committed documents' own (`stamps_file.rs`).
         let committed = {
             let mut writer = write(writer);
-            writer
-                .commit()
-                .map(|opstamp| (opstamp, lock(&self.files).clone()))
+            writer.commit().map(|opstamp| {
+                let on_disk = matches!(store.location, Location::Disk(_));
+                (keep_stamps && on_disk).then(|| (opstamp, lock(&self.files).clone()))
+            })
         };
-        let committed = committed.map(|(opstamp, stamps)| {
-            if let Location::Disk(dir) = &store.location {
+        let committed = committed.map(|kept| {
+            if let (Some((opstamp, stamps)), Location::Disk(dir)) = (kept, &store.location) {
                 super::stamps_file::write(dir, opstamp, &stamps);
             }
         });
