@@ -255,6 +255,15 @@ PY_DOC_START = re.compile(r'^\s*[rRuUbB]{0,2}("""|\'\'\')')
 
 def python_docstring(lines, d):
     """Returns (doc, code_lines_without_doc) or None."""
+    span = python_docstring_span(lines, d)
+    if span is None:
+        return None
+    doc, j, k = span
+    return doc, lines[d["line"]:j] + lines[k + 1:d["endLine"] + 1]
+
+
+def python_docstring_span(lines, d):
+    """Returns (doc, first line, last line) of the definition's docstring, or None."""
     start, end = d["line"], d["endLine"]
     sig_end = None
     for i in range(start, min(end, start + 30) + 1):
@@ -287,8 +296,7 @@ def python_docstring(lines, d):
             return None
         parts.append(lines[k][:lines[k].index(q)])
         doc = "\n".join(parts)
-    code = lines[start:j] + lines[k + 1:end + 1]
-    return " ".join(doc.split()), code
+    return " ".join(doc.split()), j, k
 
 
 def mine_docs(gd, rev, lang_want):

@@ -89,20 +89,10 @@ def _documented(path: str, text: str, definitions) -> tuple[str, int, int] | Non
         if d["kind"] in embed_mine.SKIP_KINDS or d["endLine"] >= len(lines) or d["endLine"] - d["line"] < 2:
             continue
         if language == "python":
-            got = embed_mine.python_docstring(lines, d)
-            if not got:
+            span = embed_mine.python_docstring_span(lines, d)
+            if not span:
                 continue
-            doc = got[0]
-            first = next((i for i in range(d["line"], d["endLine"] + 1)
-                          if embed_mine.PY_DOC_START.match(lines[i])), None)
-            if first is None:
-                continue
-            quote = embed_mine.PY_DOC_START.match(lines[first]).group(1)
-            rest = lines[first][embed_mine.PY_DOC_START.match(lines[first]).end():]
-            last = first if quote in rest else next(
-                (i for i in range(first + 1, d["endLine"] + 1) if quote in lines[i]), None)
-            if last is None:
-                continue
+            doc, first, last = span
         else:
             if d["docLine"] >= d["line"]:
                 continue

@@ -87,16 +87,15 @@ pub fn order(
         .enumerate()
         .map(|(place, (_, _, path))| (path, place))
         .collect();
-    let lexical = super::search::file_ranks(&found);
-    let mut first_seen = std::collections::HashSet::new();
+    let mut found_files = std::collections::HashSet::new();
     let mut kept: Vec<super::search::Found> = found
         .into_iter()
         .enumerate()
-        .filter(|(i, hit)| first_seen.insert(hit.path.clone()) || *i < shown)
+        .filter(|(i, hit)| found_files.insert(hit.path.clone()) || *i < shown)
         .map(|(_, hit)| hit)
         .collect();
     for (path, _) in voted {
-        if !lexical.contains_key(path) {
+        if !found_files.contains(path) {
             kept.extend(chunk_of(path));
         }
     }

@@ -305,6 +305,7 @@ pub(super) fn file_features(
     limit: usize,
 ) -> Vec<features::FileFeatures> {
     let past = past_changes_of(roots, query, Ranking::Tuned);
+    let facts = |paths: &[&str]| file_facts(roots, paths);
     let lexical = search::Evidence {
         past: search::PastChanges {
             voted: Vec::new(),
@@ -312,7 +313,7 @@ pub(super) fn file_features(
         },
         semantic: None,
         learned: None,
-        facts: &|paths: &[&str]| vec![features::FileFacts::default(); paths.len()],
+        facts: &facts,
     };
     let held = hold(roots);
     let found = found_in(roots, &held, query, limit, Ranking::Tuned, &lexical);
@@ -321,7 +322,7 @@ pub(super) fn file_features(
         &past.voted,
         &super::query::parse(query),
         past.fusion,
-        &|paths: &[&str]| file_facts(roots, paths),
+        &facts,
     )
 }
 

@@ -183,7 +183,7 @@ fn try_open(
     if index.schema() != *schema {
         return Err("its schema differs".into());
     }
-    let (files, unkept) = stamps_and_unkept(&index, &Location::Disk(dir.to_path_buf()), fields)?;
+    let (files, unkept) = stamps_and_unkept(&index, Some(dir), fields)?;
     // Stamps from their own file leave the segments unread: open them, so a half-deleted
     // cache is rebuilt here rather than failing later.
     index.reader().map_err(|e| e.to_string())?;
@@ -255,7 +255,11 @@ pub fn writer(index: &Index) -> tantivy::Result<IndexWriter> {
 /// Every file's stamp: from the stamps file the writer keeps beside the index when it is
 /// the one of the commit the index holds (`stamps_file.rs`), else from the doc store.
 pub fn stamps_of(index: &Index, location: &Location, fields: Fields) -> Result<Stamps, String> {
-    stamps_and_unkept(index, location, fields).map(|(stamps, _)| stamps)
+    let dir = match location {
+        Location::Disk(dir) => Some(dir.as_path()),
+        Location::Memory(_) => None,
+    };
+    stamps_and_unkept(index, dir, fields).map(|(stamps, _)| stamps)
 }
 
 /// `stamps_of`, and when they were read from the doc store of an index on disk, the
@@ -264,10 +268,10 @@ pub fn stamps_of(index: &Index, location: &Location, fields: Fields) -> Result<S
 /// commit in between makes the label older than the index, and no reader uses it.
 fn stamps_and_unkept(
     index: &Index,
-    location: &Location,
+    dir: Option<&Path>,
     fields: Fields,
 ) -> Result<(Stamps, Option<u64>), String> {
-    let Location::Disk(dir) = location else {
+    let Some(dir) = dir else {
         return Ok((load_stamps(index, fields)?, None));
     };
     let opstamp = index.load_metas().map(|metas| metas.opstamp).ok();
