@@ -360,36 +360,50 @@ impl History {
         let total = walked.ids.len() as u64;
         let (mut records_read, mut unreadable) = (0, 0);
         let mut words = MessageWords::default();
-        for batch in walked.ids.chunks(self.options.read_batch) {
-            // A repository opened for each batch, and the batch's records written and
-            // dropped before the next: the pack files' pages, the object caches and the
-            // records held at once are one batch's, not the whole history's.
-            let Ok(repo) = Repository::open(&self.root) else {
-                unreadable += batch.len();
-                continue;
-            };
-            let (records, missed) = read::read_commits(&repo, batch, threads);
-            unreadable += missed;
-            records_read += records.len();
-            for record in &records {
-                words.subject.clear();
-                words.body.clear();
-                for (text, into) in [
-                    (&record.subject, &mut words.subject),
-                    (&record.body, &mut words.body),
-                ] {
-                    (self.tokenize)(text, &mut |term: &str| {
-                        into.push_str(term);
-                        into.push(' ');
-                    });
+        let root = &self.root;
+        let (ids, read_batch) = (&walked.ids, self.options.read_batch);
+        std::thread::scope(|scope| {
+            // The next batch is read while this thread writes the one before: reading
+            // takes the cores in bursts and writing takes one, and one after the other
+            // they left a core idle for a third of a cold read (rails, 50,000 commits).
+            // At most three batches are held at once: one read, one waiting, one written.
+            let (sender, batches) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move || {
+                for batch in ids.chunks(read_batch) {
+                    // A repository opened for each batch: the pack files' pages and the
+                    // object caches held are one batch's, not the whole history's.
+                    let read = match Repository::open(root) {
+                        Ok(repo) => read::read_commits(&repo, batch, threads),
+                        Err(_) => (Vec::new(), batch.len()),
+                    };
+                    if sender.send(read).is_err() {
+                        break;
+                    }
                 }
-                let at = gix::ObjectId::from_hex(record.id.as_bytes())
-                    .ok()
-                    .and_then(|id| position.get(id.as_ref()).copied())
-                    .unwrap_or(0);
-                store.add(&writer, record, next.seq + total - at as u64, &words);
+            });
+            for (records, missed) in batches {
+                unreadable += missed;
+                records_read += records.len();
+                for record in &records {
+                    words.subject.clear();
+                    words.body.clear();
+                    for (text, into) in [
+                        (&record.subject, &mut words.subject),
+                        (&record.body, &mut words.body),
+                    ] {
+                        (self.tokenize)(text, &mut |term: &str| {
+                            into.push_str(term);
+                            into.push(' ');
+                        });
+                    }
+                    let at = gix::ObjectId::from_hex(record.id.as_bytes())
+                        .ok()
+                        .and_then(|id| position.get(id.as_ref()).copied())
+                        .unwrap_or(0);
+                    store.add(&writer, record, next.seq + total - at as u64, &words);
+                }
             }
-        }
+        });
         next.seq += total;
         let reason = walked
             .stopped
