@@ -126,6 +126,12 @@ def main():
     parser.add_argument("--rows", default=str(REPO / "train" / "rank" / "data" / "rows.npz"))
     parser.add_argument("--out", default=str(REPO / "train" / "rank" / "out"))
     parser.add_argument("--rounds", type=int, default=600)
+    parser.add_argument("--repo-weight", type=float, default=0.0,
+                        help="weigh each training query by (its repository's query count) ** -P, "
+                             "scaled to a mean of 1: 0 (the default) weighs every query alike, 1 "
+                             "every repository alike")
+    parser.add_argument("--balance-kinds", action="store_true",
+                        help="weigh the question kinds (commit message, doc comment) alike in all")
     parser.add_argument("--without", default="",
                         help="features (comma-separated) held at 0 in training, so no tree splits on them")
     args = parser.parse_args()
@@ -143,9 +149,28 @@ def main():
     print(f"queries: train {len(train)} ({answerable[train].sum()} with the answer among the candidates), "
           f"valid {len(valid)}, test {len(test)}; {len(names)} features; kinds "
           + ", ".join(f"{k} {int((rows.meta['kind'] == k).sum())}" for k in sorted(set(rows.meta["kind"]))))
-    x, y, groups = rows.matrix(train[answerable[train]])
+    fitted = train[answerable[train]]
+    x, y, groups = rows.matrix(fitted)
     vx, vy, vgroups = rows.matrix(valid[answerable[valid]])
-    train_set = lgb.Dataset(x, y, group=groups, feature_name=names)
+    weight = None
+    per_query = np.ones(len(fitted))
+    if args.balance_kinds:
+        # Commit messages are four fifths of the queries, and questions that describe
+        # code (doc comments) the rest; an ask is as often a question as a report, so
+        # each kind weighs the same in all.
+        kinds, counts = np.unique(rows.meta["kind"][fitted], return_counts=True)
+        share = dict(zip(kinds, counts / counts.sum()))
+        per_query *= np.array([1.0 / share[k] for k in rows.meta["kind"][fitted]])
+    if args.repo_weight:
+        # Large repositories give most commits, and their commits mostly change their
+        # largest, busiest files: weighing each repository's queries down by how many it
+        # gave keeps that prior from being learned as a rule of every repository.
+        per_repo = dict(zip(*np.unique(rows.meta["repo"][fitted], return_counts=True)))
+        count = np.array([per_repo[r] for r in rows.meta["repo"][fitted]], dtype=np.float64)
+        per_query *= count ** -args.repo_weight
+    if args.repo_weight or args.balance_kinds:
+        weight = np.repeat(per_query / per_query.mean(), groups).astype(np.float32)
+    train_set = lgb.Dataset(x, y, group=groups, weight=weight, feature_name=names)
     valid_set = lgb.Dataset(vx, vy, group=vgroups, reference=train_set)
     booster = lgb.train(PARAMS, train_set, num_boost_round=args.rounds, valid_sets=[valid_set],
                         callbacks=[lgb.early_stopping(50, verbose=False)])
@@ -159,7 +184,7 @@ def main():
     def learned(values):
         return booster.predict(values, num_iteration=best)
 
-    report = {"features": names, "without": without, "best_iteration": best, "params": PARAMS, "splits": {}}
+    report = {"features": names, "without": without, "repo_weight": args.repo_weight, "balance_kinds": args.balance_kinds, "best_iteration": best, "params": PARAMS, "splits": {}}
     print(f"\nbest iteration {best}")
     print(f"{'split':6} {'group':18} {'n':>6}  {'today @1':>9} {'@5':>6}  {'learned @1':>10} {'@5':>6}")
     for split, chosen in (("valid", valid), ("test", test)):
