@@ -130,6 +130,9 @@ def main():
                         help="weigh each training query by (its repository's query count) ** -P, "
                              "scaled to a mean of 1: 0 (the default) weighs every query alike, 1 "
                              "every repository alike")
+    parser.add_argument("--today-weight", type=float, default=0.5,
+                        help="the learned order's score less this times ln(today's place), as "
+                             "index/learned.rs TODAY_WEIGHT (the tables only; the trees are the same)")
     parser.add_argument("--balance-kinds", action="store_true",
                         help="weigh the question kinds (commit message, doc comment) alike in all")
     parser.add_argument("--without", default="",
@@ -182,9 +185,12 @@ def main():
         return -values[:, fused]
 
     def learned(values):
-        return booster.predict(values, num_iteration=best)
+        # As the binary orders (index/learned.rs `TODAY_WEIGHT`): the trees' score less the
+        # weight times the log of today's place, so a close call keeps today's order.
+        place = rows.edges[fused][values[:, fused].astype(int)].astype(np.float64)
+        return booster.predict(values, num_iteration=best) - args.today_weight * np.log(place)
 
-    report = {"features": names, "without": without, "repo_weight": args.repo_weight, "balance_kinds": args.balance_kinds, "best_iteration": best, "params": PARAMS, "splits": {}}
+    report = {"features": names, "without": without, "repo_weight": args.repo_weight, "balance_kinds": args.balance_kinds, "today_weight": args.today_weight, "best_iteration": best, "params": PARAMS, "splits": {}}
     print(f"\nbest iteration {best}")
     print(f"{'split':6} {'group':18} {'n':>6}  {'today @1':>9} {'@5':>6}  {'learned @1':>10} {'@5':>6}")
     for split, chosen in (("valid", valid), ("test", test)):
