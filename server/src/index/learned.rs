@@ -54,9 +54,9 @@ pub const TODAY_WEIGHT: f64 = 0.5;
 
 /// `found` (the lexical ranking's chunks, best first) ordered by file: today's first
 /// `REORDERED` files (the fused order, `past_changes.rs`) by the model's score of their
-/// features, ties in today's order, then the rest in today's order; a file past changes
-/// voted for that has no chunk gets one from `chunk_of`. Within a file, chunks keep their
-/// order.
+/// features less `TODAY_WEIGHT` × ln(today's place), ties in today's order, then the rest
+/// in today's order; a file past changes voted for that has no chunk gets one from
+/// `chunk_of`. Within a file, chunks keep their order.
 ///
 /// The features are read from many more chunks than an ask shows (`FEATURE_CHUNKS`), but
 /// a file brings along only its chunks among the lexical first `shown`, as in today's
