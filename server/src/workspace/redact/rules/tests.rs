@@ -143,3 +143,24 @@ fn a_rule_whose_match_may_lack_its_keyword_looks_at_the_match_line() {
     let hits = rules.hits(&login);
     assert!(!rules.tokens(&login, &hits.tokens).is_empty());
 }
+
+/// The table's two facts about each token rule's regex are the ones its syntax tree
+/// gives (the loader reads the table's, to spare every process the parsing).
+#[test]
+fn each_rules_written_facts_are_its_regexs() {
+    let table: Table = toml::from_str(include_str!("../rules.toml")).unwrap();
+    for spec in &table.token {
+        assert_eq!(
+            spec.spans_lines,
+            can_match_line_break(&spec.regex),
+            "rules.toml: {}: spans_lines",
+            spec.id
+        );
+        assert_eq!(
+            spec.keyword_on_line,
+            !match_holds_a_keyword(&spec.regex, &spec.keywords),
+            "rules.toml: {}: keyword_on_line",
+            spec.id
+        );
+    }
+}
