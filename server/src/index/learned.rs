@@ -429,8 +429,23 @@ mod order_tests {
         .unwrap()
     }
 
-    fn first_last() -> Model {
-        stump(1.0)
+    /// `found` ordered by `model` for a plain question, `shown` places shown, with no
+    /// vote and no file facts; the places as `path:line`.
+    fn ordered(
+        model: &Model,
+        shown: usize,
+        found: Vec<crate::index::search::Found>,
+    ) -> Vec<String> {
+        places(&order(
+            model,
+            shown,
+            found,
+            &[],
+            &crate::index::query::parse("where is it?"),
+            crate::index::past_changes::FUSION,
+            &|paths: &[&str]| vec![FileFacts::default(); paths.len()],
+            &|_| None,
+        ))
     }
 
     /// The trees prefer every other file by less than today's order weighs
@@ -442,17 +457,10 @@ mod order_tests {
             hit("b.py", 1, None),
             hit("c.py", 1, None),
         ];
-        let ordered = order(
-            &stump(0.3),
-            3,
-            found,
-            &[],
-            &crate::index::query::parse("where is it?"),
-            crate::index::past_changes::FUSION,
-            &|paths: &[&str]| vec![FileFacts::default(); paths.len()],
-            &|_| None,
+        assert_eq!(
+            ordered(&stump(0.3), 3, found),
+            ["a.py:1", "b.py:1", "c.py:1"]
         );
-        assert_eq!(places(&ordered), ["a.py:1", "b.py:1", "c.py:1"]);
     }
 
     #[test]
@@ -464,19 +472,12 @@ mod order_tests {
             hit("a.py", 20, None),
             hit("c.py", 1, None),
         ];
-        let ordered = order(
-            &first_last(),
-            2,
-            found,
-            &[],
-            &crate::index::query::parse("where is it?"),
-            crate::index::past_changes::FUSION,
-            &|paths: &[&str]| vec![FileFacts::default(); paths.len()],
-            &|_| None,
-        );
         // a.py, today's first, scores lowest and goes last, with its chunks among the
         // first two shown (a.py:20 is not); b.py and c.py, alike to the trees, keep
         // today's order.
-        assert_eq!(places(&ordered), ["b.py:1", "c.py:1", "a.py:1", "a.py:9"]);
+        assert_eq!(
+            ordered(&stump(1.0), 2, found),
+            ["b.py:1", "c.py:1", "a.py:1", "a.py:9"]
+        );
     }
 }
