@@ -12,9 +12,10 @@ both alike, on an empty cache (COPILOT_LS_CACHE_DIR under .tmp/bench-first-use/)
   COPILOT_LS_INDEX_PROFILE=1 the time every file was searchable (a build that has one
   phase is searchable when it ends);
 - warm `index`: the same again, nothing changed;
-- first answer: on an empty cache again, `copilot-ls ask --json` with no model, wall
-  seconds, and how much of the index the answer saw (`index.filesIndexed`/`filesTotal`;
-  a binary without that field is shown as `?`).
+- first answer: on an empty cache again, `copilot-ls ask --json` with no model: the
+  seconds until the answer is on stdout and until the process exits (it may merge the
+  index after answering), and how much of the index the answer saw
+  (`index.filesIndexed`/`filesTotal`; a binary without that field is shown as `?`).
 Prints one Markdown table, then this build's ratios to the baseline's (issue #54's
 targets: the first answer at most 0.3x, the complete build at most 0.6x in wall and CPU
 time, peak memory no higher). Set --files 0 to skip the generated corpus. The generated
@@ -29,6 +30,8 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(REPO, ".tmp", "bench-first-use")
@@ -62,16 +65,29 @@ def cold_index(binary, root, env):
 
 
 def first_answer(binary, root, env, question):
+    """Seconds until the answer is on stdout (its first byte: `--json` writes it whole),
+    seconds until the process exits, what the answer saw and its first citation."""
     shutil.rmtree(env["COPILOT_LS_CACHE_DIR"], ignore_errors=True)
-    out, err, wall, rss, code, _ = measured([binary, "ask", "--json", "--workspace", root,
-                                             question], env)
+    started = time.perf_counter()
+    ask = subprocess.Popen([binary, "ask", "--json", "--workspace", root, question], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # stderr (progress) is drained beside stdout, so a full pipe never stalls the ask.
+    errs = []
+    drain = threading.Thread(target=lambda: errs.append(ask.stderr.read()))
+    drain.start()
+    first = ask.stdout.read(1)
+    answered = time.perf_counter() - started
+    out = first + ask.stdout.read()
+    code = ask.wait()
+    exited = time.perf_counter() - started
+    drain.join()
     if code != 0:
-        raise SystemExit(f"{binary} ask failed: {err[-500:]}")
+        raise SystemExit(f"{binary} ask failed: {errs[0][-500:].decode(errors='replace')}")
     result = json.loads(out)
     seen = result.get("index")
     coverage = (f"{seen['filesIndexed']:,}/{seen['filesTotal']:,}" if seen else "?")
     top = [c["path"] for c in result.get("citations", [])][:1]
-    return wall, coverage, top[0] if top else "-"
+    return answered, exited, coverage, top[0] if top else "-"
 
 
 def main():
@@ -104,25 +120,26 @@ def main():
                    "COPILOT_LS_CACHE_DIR": os.path.join(OUT, "cache")}
             indexed, cold, cpu, searchable, rss = cold_index(binary, root, env)
             _, _, warm, _, _, _ = measured([binary, "index", "--json", "--workspace", root], env)
-            answer, coverage, top = first_answer(binary, root, env, question)
-            rows.append((name, label, indexed, searchable, cold, cpu, warm, rss, answer, coverage,
-                         top))
+            answer, exited, coverage, top = first_answer(binary, root, env, question)
+            rows.append((name, label, indexed, searchable, cold, cpu, warm, rss, answer, exited,
+                         coverage, top))
             print(f"done: {name}, {label}", file=sys.stderr)
     print(f"First use, no model; the first answer is `ask` on an empty cache (\"{question}\").\n")
     print("| workspace | binary | files | searchable s | cold build s | its CPU s "
-          "| warm `index` s | peak RSS MB | first answer s | files the answer saw "
-          "| its first citation |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          "| warm `index` s | peak RSS MB | first answer s | its ask exits s "
+          "| files the answer saw | its first citation |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for row in rows:
-        print("| %s | %s | %d | %.1f | %.1f | %.1f | %.2f | %.0f | %.1f | %s | %s |" % row)
-    print("\n| workspace | cold build, wall | its CPU | peak RSS | first answer |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+        print("| %s | %s | %d | %.1f | %.1f | %.1f | %.2f | %.0f | %.1f | %.1f | %s | %s |"
+              % row)
+    print("\n| workspace | cold build, wall | its CPU | peak RSS | first answer | its ask exits |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, _ in workspaces:
         this = next(r for r in rows if r[0] == name and r[1] == "this build")
         base = next(r for r in rows if r[0] == name and r[1] == "baseline")
         ratio = lambda i: this[i] / base[i] if base[i] else float("nan")
         print(f"| {name} | {ratio(4):.2f}x | {ratio(5):.2f}x | {ratio(7):.2f}x "
-              f"| {ratio(8):.2f}x |")
+              f"| {ratio(8):.2f}x | {ratio(9):.2f}x |")
     load = os.getloadavg()[0]
     print(f"\nload average at the end: {load:.1f} on {os.cpu_count()} cores")
 

@@ -235,6 +235,104 @@ fn the_command_line_answers_before_the_history_is_read_and_says_so() {
     );
 }
 
+/// The segments of the files' index under `cache` (not the history's).
+fn index_segments(cache: &Path) -> usize {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(cache).unwrap() {
+        let dir = entry.unwrap().path();
+        let meta = dir.join("meta.json");
+        let is_history = dir.extension().is_some_and(|e| e == "history");
+        if meta.exists() && !is_history {
+            let meta: Value = serde_json::from_slice(&std::fs::read(meta).unwrap()).unwrap();
+            found.push(meta["segments"].as_array().unwrap().len());
+        }
+    }
+    assert_eq!(found.len(), 1, "one index under {}", cache.display());
+    found[0]
+}
+
+/// A bulk build's merge comes after the command line's answer: the answer is printed
+/// while the index's segments are still apart (the merge held by
+/// `COPILOT_LS_TEST_MERGE_HOLD`), and the process merges them into one before it exits,
+/// so the next ask searches one segment and reads nothing again.
+#[test]
+fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exits() {
+    let ws = workspace(10, 0);
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().join("cache");
+    let gate = cache.path().join("merge");
+    let env = [("COPILOT_LS_CACHE_DIR", cache_dir.to_str().unwrap())];
+    let out = run(&["index"], ws.path(), &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(index_segments(&cache_dir), 1);
+    // A thousand new files: the next refresh is a bulk build, its segments beside the
+    // first one's.
+    for i in 0..1_000 {
+        let path = ws.path().join(format!("lib/l{}/more_{i}.rs", i % 20));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("pub fn more_{i}() -> u32 {{\n    {i}\n}}\n")).unwrap();
+    }
+    let mut ask = Command::new(BIN)
+        .args(["ask", "--json", "where is the zanzibar route picked?"])
+        .current_dir(ws.path())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", std::env::var("HOME").unwrap_or_default())
+        .env("COPILOT_LS_PROVIDER", "none")
+        .env("COPILOT_LS_CACHE_DIR", &cache_dir)
+        .env("COPILOT_LS_TEST_MERGE_HOLD", &gate)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (lines, received) = mpsc::channel();
+    let stdout = ask.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if lines.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    // The whole AskResult (pretty-printed: it ends with a lone `}`) while the merge is
+    // held.
+    let mut text = String::new();
+    loop {
+        let line = received
+            .recv_timeout(LIMIT)
+            .expect("the answer, before the held merge");
+        text.push_str(&line);
+        text.push('\n');
+        if line == "}" {
+            break;
+        }
+    }
+    let result: Value = serde_json::from_str(&text).expect("one AskResult");
+    assert_eq!(result["index"]["filesIndexed"], json!(1_011), "{result}");
+    assert_eq!(
+        cited_paths(&result).first().map(String::as_str),
+        Some("src/answer.rs"),
+        "{result}"
+    );
+    let apart = index_segments(&cache_dir);
+    assert!(
+        apart > 1,
+        "the answer came before the merge: {apart} segments"
+    );
+    let (done, exited) = mpsc::channel();
+    std::thread::spawn(move || done.send(ask.wait().unwrap()));
+    std::fs::write(&gate, "").unwrap();
+    let status = exited
+        .recv_timeout(LIMIT)
+        .expect("the ask exits once its merge is done");
+    assert!(status.success());
+    assert_eq!(index_segments(&cache_dir), 1, "merged before it exited");
+    let out = run(&["index", "--json"], ws.path(), &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["filesRead"], json!(0), "{report}");
+}
+
 #[test]
 fn a_no_model_answer_during_a_build_never_says_nothing_matches() {
     let ws = workspace(200, 0);

@@ -57,7 +57,17 @@ pub async fn run(
         question,
         ..AskRequest::default()
     };
-    let outcome = match session.ask(request, &progress).await {
+    let asked = session.ask(request, &progress).await;
+    let code = answer(&session, asked, json);
+    // A cold build's merge, left for after the answer (`Session::prepare_index`): the
+    // answer is on the screen while the index is made one segment for the next ask.
+    session.finish_index().await;
+    code
+}
+
+/// Prints the ask's outcome; the exit code.
+fn answer(session: &Session, asked: Result<session::AskOutcome, AskError>, json: bool) -> ExitCode {
+    let outcome = match asked {
         Ok(outcome) => outcome,
         Err(AskError::InvalidParams(message)) => {
             eprintln!("copilot-ls: {message}");

@@ -23,7 +23,7 @@ mod store;
 pub mod vote;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -36,6 +36,11 @@ use self::store::{MessageWords, Meta, Store};
 
 /// The most commits read by default.
 pub const DEFAULT_MAX_COMMITS: usize = 50_000;
+/// A first read of more commits than this is not waited for by an ask
+/// (`wait_first_read`): at the few thousand commits a second two cores read (rails:
+/// 50,000 in 6.4 s), it would not end within an ask's wait, which then only delays the
+/// answer.
+const WAITED_COMMITS: usize = 5_000;
 /// Commits read and written at a time (`History::read_new`): what bounds the memory a
 /// cold read of a long history takes.
 const READ_BATCH: usize = 2_000;
@@ -152,6 +157,10 @@ pub struct History {
     renamed: RwLock<Option<FxHashMap<String, String>>>,
     /// Why the history could not be read at all, when it could not (no repository, off).
     unavailable: RwLock<Option<Reason>>,
+    /// Set by `stop`: a read under way ends without saving what it read.
+    stopped: AtomicBool,
+    /// How many commits the read under way reads, once its walk has listed them.
+    reading: AtomicUsize,
     /// Reads finished (or given up) in this process, for `wait_first_read`.
     reads: Mutex<u64>,
     read_ended: Condvar,
@@ -176,9 +185,19 @@ impl History {
             refreshing: Mutex::new(()),
             renamed: RwLock::new(None),
             unavailable: RwLock::new((!options.enabled).then_some(Reason::Off)),
+            stopped: AtomicBool::new(false),
+            reading: AtomicUsize::new(0),
             reads: Mutex::new(0),
             read_ended: Condvar::new(),
         }
+    }
+
+    /// Ends a read under way (and any later one) without saving it, for a process about
+    /// to exit: the command line once it has answered, so the merge it finishes with
+    /// has the cores (the read would end with the process anyway; the next one reads
+    /// those commits again).
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::Relaxed);
     }
 
     /// The editor's `history` setting: off, nothing is read, searched or shown.
@@ -221,8 +240,9 @@ impl History {
     }
 
     /// Waits at most `timeout` for the first read (`pending`) to end; whether it has.
-    /// A test's hold on the read (`COPILOT_LS_TEST_HISTORY_HOLD`) is not waited for: the
-    /// ask then comes exactly before the history, whatever the machine's speed.
+    /// A read of more than `WAITED_COMMITS` is not waited for once its walk has counted
+    /// them. A test's hold on the read (`COPILOT_LS_TEST_HISTORY_HOLD`) is not waited
+    /// for: the ask then comes exactly before the history, whatever the machine's speed.
     pub fn wait_first_read(&self, timeout: Duration) -> bool {
         if test_hold().is_some_and(|gate| !gate.exists()) {
             return !self.pending();
@@ -233,7 +253,7 @@ impl History {
             let left = deadline.map_or(Duration::MAX, |d| {
                 d.saturating_duration_since(Instant::now())
             });
-            if left.is_zero() {
+            if left.is_zero() || self.reading.load(Ordering::Acquire) > WAITED_COMMITS {
                 return false;
             }
             reads = self
@@ -282,7 +302,7 @@ impl History {
 
     /// `refresh`'s work, with the refresh lock held.
     fn read_new(&self) {
-        if !self.enabled() {
+        if !self.enabled() || self.stopped.load(Ordering::Relaxed) {
             return;
         }
         let repo = match Repository::open(&self.root) {
@@ -329,7 +349,7 @@ impl History {
         let mut gone = Vec::new();
         if let Some(old) = old {
             // What the old HEAD reached that the new one does not: a sideways move.
-            let walked = read::walk(&repo, old, Some(head), usize::MAX);
+            let walked = read::walk(&repo, old, Some(head), usize::MAX, &|_| {});
             if walked.stopped.is_some() {
                 incremental = false;
             } else {
@@ -346,7 +366,15 @@ impl History {
             store.delete(&writer, &id.to_hex().to_string());
         }
         let hidden = if incremental { old } else { None };
-        let walked = read::walk(&repo, head, hidden, self.options.max_commits);
+        // An ask waiting for this read learns how long it is as the walk counts it
+        // (`wait_first_read`).
+        let listed = |count: usize| {
+            let _reads = lock(&self.reads);
+            self.reading.store(count, Ordering::Release);
+            self.read_ended.notify_all();
+        };
+        let walked = read::walk(&repo, head, hidden, self.options.max_commits, &listed);
+        listed(walked.ids.len());
         let shallow = repo.is_shallow();
         // The walk's handle goes before the commits are read: each batch opens its own.
         drop(repo);
@@ -361,7 +389,7 @@ impl History {
         let (mut records_read, mut unreadable) = (0, 0);
         let mut words = MessageWords::default();
         let root = &self.root;
-        let (ids, read_batch) = (&walked.ids, self.options.read_batch);
+        let (ids, read_batch, stop) = (&walked.ids, self.options.read_batch, &self.stopped);
         std::thread::scope(|scope| {
             // The next batch is read while this thread writes the one before: reading
             // takes the cores in bursts and writing takes one, and one after the other
@@ -370,10 +398,13 @@ impl History {
             let (sender, batches) = std::sync::mpsc::sync_channel(1);
             scope.spawn(move || {
                 for batch in ids.chunks(read_batch) {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                     // A repository opened for each batch: the pack files' pages and the
                     // object caches held are one batch's, not the whole history's.
                     let read = match Repository::open(root) {
-                        Ok(repo) => read::read_commits(&repo, batch, threads),
+                        Ok(repo) => read::read_commits(&repo, batch, threads, stop),
                         Err(_) => (Vec::new(), batch.len()),
                     };
                     if sender.send(read).is_err() {
@@ -382,6 +413,9 @@ impl History {
                 }
             });
             for (records, missed) in batches {
+                if stop.load(Ordering::Relaxed) {
+                    continue;
+                }
                 unreadable += missed;
                 records_read += records.len();
                 for record in &records {
@@ -404,6 +438,13 @@ impl History {
                 }
             }
         });
+        if self.stopped.load(Ordering::Relaxed) {
+            // Part of the commits, or a batch cut short: nothing is saved.
+            tracing::debug!("history: the read was stopped; nothing saved");
+            drop(store);
+            let _ = writer.rollback();
+            return;
+        }
         next.seq += total;
         let reason = walked
             .stopped
@@ -549,7 +590,7 @@ fn lock<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{date, short_id};
+    use super::*;
 
     #[test]
     fn dates_are_civil_days_in_utc_and_ids_are_cut_to_ten() {
@@ -559,5 +600,55 @@ mod tests {
         assert_eq!(date(-86_400), "1969-12-31");
         assert_eq!(short_id("0123456789abcdef"), "0123456789");
         assert_eq!(short_id("abc"), "abc");
+    }
+
+    fn options() -> HistoryOptions {
+        HistoryOptions {
+            enabled: true,
+            max_commits: 100,
+            read_batch: 10,
+        }
+    }
+
+    /// An ask waits for a short first read, and not for one its walk found too long to
+    /// end within the wait (rails: 50,000 commits, 6 s).
+    #[test]
+    fn an_ask_waits_for_a_short_first_read_and_not_for_a_long_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = History::open(dir.path(), None, options(), |_, _| {});
+        assert!(history.pending());
+        history.reading.store(WAITED_COMMITS, Ordering::Release);
+        let started = Instant::now();
+        assert!(!history.wait_first_read(Duration::from_millis(200)));
+        assert!(started.elapsed() >= Duration::from_millis(200), "it waited");
+        history.reading.store(WAITED_COMMITS + 1, Ordering::Release);
+        let started = Instant::now();
+        assert!(!history.wait_first_read(Duration::from_secs(60)));
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "it did not wait"
+        );
+    }
+
+    /// A stopped history reads nothing more and saves nothing; another reads it all.
+    #[test]
+    fn a_stopped_history_reads_and_saves_nothing() {
+        let scratch = tempfile::tempdir().unwrap();
+        let repo = copilot_ls_test_support::git_repo::GitRepo::init(
+            scratch.path().join("repo"),
+            scratch.path().join("home"),
+        );
+        repo.commit("a.rs", "fn a() {}\n", "Add a");
+        repo.commit("b.rs", "fn b() {}\n", "Add b");
+        let root = std::fs::canonicalize(&repo.path).unwrap();
+        let stopped = History::open(&root, None, options(), |_, _| {});
+        stopped.stop();
+        stopped.refresh();
+        assert!(stopped.pending());
+        assert_eq!(stopped.state().commits, 0);
+        let read = History::open(&root, None, options(), |_, _| {});
+        read.refresh();
+        assert!(!read.pending());
+        assert_eq!(read.state().commits, 2);
     }
 }

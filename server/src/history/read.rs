@@ -6,6 +6,8 @@
 //! diffs, the expensive part, run on every core over slices of that list, each thread
 //! with its own repository handle and diff cache.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use gix::bstr::ByteSlice;
 use gix::ObjectId;
 
@@ -36,8 +38,14 @@ pub struct Walked {
 }
 
 /// The commits reachable from `head` but not from `hidden`, newest first, at most
-/// `max`.
-pub fn walk(repo: &Repository, head: ObjectId, hidden: Option<ObjectId>, max: usize) -> Walked {
+/// `max`; `listed` hears the count at every thousandth and at the end.
+pub fn walk(
+    repo: &Repository,
+    head: ObjectId,
+    hidden: Option<ObjectId>,
+    max: usize,
+    listed: &dyn Fn(usize),
+) -> Walked {
     let local = repo.local();
     let mut platform = local
         .rev_walk([head])
@@ -67,6 +75,9 @@ pub fn walk(repo: &Repository, head: ObjectId, hidden: Option<ObjectId>, max: us
                     break;
                 }
                 walked.ids.push(info.id);
+                if walked.ids.len().is_multiple_of(1000) {
+                    listed(walked.ids.len());
+                }
             }
             Err(error) => {
                 tracing::warn!("history: the walk stopped: {error}");
@@ -78,12 +89,13 @@ pub fn walk(repo: &Repository, head: ObjectId, hidden: Option<ObjectId>, max: us
     walked
 }
 
-/// Reads each commit of `ids` (any order), on `threads` threads. A commit that cannot
-/// be read is left out and counted in the second value.
+/// Reads each commit of `ids` (any order), on `threads` threads, until `stop` is set. A
+/// commit that cannot be read is left out and counted in the second value.
 pub fn read_commits(
     repo: &Repository,
     ids: &[ObjectId],
     threads: usize,
+    stop: &AtomicBool,
 ) -> (Vec<CommitRecord>, usize) {
     if ids.is_empty() {
         return (Vec::new(), 0);
@@ -92,7 +104,7 @@ pub fn read_commits(
     std::thread::scope(|scope| {
         let handles: Vec<_> = ids
             .chunks(per)
-            .map(|slice| scope.spawn(move || read_slice(repo, slice)))
+            .map(|slice| scope.spawn(move || read_slice(repo, slice, stop)))
             .collect();
         let mut records = Vec::with_capacity(ids.len());
         let mut unreadable = 0;
@@ -109,7 +121,11 @@ pub fn read_commits(
     })
 }
 
-fn read_slice(repo: &Repository, ids: &[ObjectId]) -> (Vec<CommitRecord>, usize) {
+fn read_slice(
+    repo: &Repository,
+    ids: &[ObjectId],
+    stop: &AtomicBool,
+) -> (Vec<CommitRecord>, usize) {
     let local = repo.local();
     let mut cache = match local.diff_resource_cache_for_tree_diff() {
         Ok(cache) => cache,
@@ -122,6 +138,9 @@ fn read_slice(repo: &Repository, ids: &[ObjectId]) -> (Vec<CommitRecord>, usize)
     let mut records = Vec::with_capacity(ids.len());
     let mut unreadable = 0;
     for id in ids {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         match read_one(repo, &local, &mut cache, *id) {
             Some(record) => records.push(record),
             None => unreadable += 1,

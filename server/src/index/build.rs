@@ -267,14 +267,13 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
     if let (true, Some(writer)) = (bulk, &store.writer) {
         super::read(writer).set_merge_policy(Box::<LogMergePolicy>::default());
         if failed.is_none() {
-            // The merge maps every segment into memory: give back the indexing arenas
-            // and the words cached for them first, so the two do not add up to the
-            // build's peak.
-            super::tokenizer::forget_words();
-            release_freed_memory();
-            let t = profile.mark();
-            inner.merge_all();
-            profile.add(Phase::Merge, t);
+            if inner.merge_deferred.load(Ordering::Acquire) {
+                inner.merge_owed.store(true, Ordering::Release);
+            } else {
+                let t = profile.mark();
+                merge_bulk(inner);
+                profile.add(Phase::Merge, t);
+            }
         }
     }
     release_freed_memory();
@@ -494,6 +493,16 @@ impl Work<'_> {
 /// back to the operating system, so the server's idle resident set does not stay near
 /// the build's peak. The binary allocates with mimalloc (`main.rs`); a test binary, with
 /// the system allocator, has nothing in mimalloc to collect.
+/// Merges a bulk build's segments into one, so asks search one segment (their cost
+/// per segment is what grows with the workspace).
+pub(super) fn merge_bulk(inner: &Inner) {
+    // The merge maps every segment into memory: give back the indexing arenas and the
+    // words cached for them first, so the two do not add up to the build's peak.
+    super::tokenizer::forget_words();
+    release_freed_memory();
+    inner.merge_all();
+}
+
 fn release_freed_memory() {
     #[cfg(unix)]
     // SAFETY: mi_collect only frees memory mimalloc holds unused.

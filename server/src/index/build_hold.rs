@@ -1,7 +1,9 @@
 //! A hold on a build, for end-to-end tests of asks during a build, which must not
 //! depend on timing: `COPILOT_LS_TEST_INDEX_HOLD=N:PATH` makes a build commit after its
 //! first `N` files, then wait until `PATH` exists before it reads the rest; asks
-//! waiting for the index go on at the hold. Off (the variable unset), it costs nothing.
+//! waiting for the index go on at the hold. `COPILOT_LS_TEST_MERGE_HOLD=PATH` holds a
+//! merge left for after an answer (`RetrievalIndex::finish_deferred_merge`) until
+//! `PATH` exists. Off (the variables unset), they cost nothing.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +34,15 @@ impl Hold {
             while i >= *n && !gate.exists() {
                 std::thread::sleep(Duration::from_millis(20));
             }
+        }
+    }
+}
+
+/// Before a merge left for after an answer: wait for `COPILOT_LS_TEST_MERGE_HOLD`'s gate.
+pub fn wait_to_merge() {
+    if let Some(gate) = std::env::var_os("COPILOT_LS_TEST_MERGE_HOLD").map(PathBuf::from) {
+        while !gate.exists() {
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }

@@ -156,6 +156,10 @@ struct Inner {
     refreshing: Mutex<()>,
     /// Whether the background refresh has been claimed (`claim_refresh`).
     refresh_claimed: AtomicBool,
+    /// A bulk build leaves its final merge to the caller (`defer_bulk_merge`), and
+    /// whether one is owed (`finish_deferred_merge`).
+    merge_deferred: AtomicBool,
+    merge_owed: AtomicBool,
     coverage: CoverageState,
     /// Why the index could not be written, once it could not (told to the user once).
     fault: Mutex<Option<String>>,
@@ -214,6 +218,28 @@ impl RetrievalIndex {
         *lock(&self.inner.ready) = true;
         self.inner.ready_changed.notify_all();
         report
+    }
+
+    /// Has the next bulk build end at its commit, every file searchable, and leave the
+    /// merge of its segments to `finish_deferred_merge`: the command line's ask answers
+    /// first and merges after (rails' 4,973 files: the merge is 1.5 s of a 5 s build).
+    pub fn defer_bulk_merge(&self) {
+        self.inner.merge_deferred.store(true, Ordering::Release);
+    }
+
+    /// Merges what a bulk build left unmerged (`defer_bulk_merge`), if it left anything.
+    /// Owing nothing, it returns at once: it never waits for a refresh under way (an
+    /// answer given with `--no-wait` during a build).
+    pub fn finish_deferred_merge(&self) {
+        self.inner.merge_deferred.store(false, Ordering::Release);
+        if !self.inner.merge_owed.load(Ordering::Acquire) {
+            return;
+        }
+        let _one = lock(&self.inner.refreshing);
+        if self.inner.merge_owed.swap(false, Ordering::AcqRel) {
+            build_hold::wait_to_merge();
+            build::merge_bulk(&self.inner);
+        }
     }
 
     /// Like `refresh`, but a write failure moves the index to memory and builds it
@@ -498,6 +524,8 @@ impl Inner {
             ready_changed: Condvar::new(),
             refreshing: Mutex::new(()),
             refresh_claimed: AtomicBool::new(false),
+            merge_deferred: AtomicBool::new(false),
+            merge_owed: AtomicBool::new(false),
             coverage,
             fault: Mutex::new(fault),
             writer_failure: Mutex::new(None),

@@ -89,7 +89,8 @@ impl Session {
     /// reporting as it goes, for the command line, whose asks must not answer from a
     /// half-built index. The history is read after, on a thread of its own: the ask's
     /// search waits for it at most `HISTORY_WAIT` and otherwise says it came before it.
-    /// Returns the coverage reached.
+    /// A cold build ends at its last commit, every file searchable; its merge is the
+    /// caller's, after the answer (`finish_index`). Returns the coverage reached.
     pub async fn prepare_index(&self, events: IndexEvents) -> Option<workspace_index::Coverage> {
         let workspace = self.workspace()?;
         let state = self.retrieval.clone();
@@ -98,6 +99,11 @@ impl Session {
                 Ok(index) => {
                     let claimed = claim_refreshes(&index);
                     if !claimed.is_empty() {
+                        // The answer does not wait for a bulk build's merge: the
+                        // command line merges after it has answered (`finish_index`).
+                        for root in &claimed {
+                            root.defer_bulk_merge();
+                        }
                         refresh_files(&claimed, &events);
                         // A plain thread, not the runtime's: a process done with its
                         // answer exits without waiting for a long history.
@@ -115,6 +121,23 @@ impl Session {
             }
         });
         task.await.ok().flatten()
+    }
+
+    /// Finishes what `prepare_index` left for after the answer, for a process about to
+    /// exit: the merge of a bulk build's segments, so the next process searches one
+    /// segment per root. A history read still under way is stopped first (it would end
+    /// with the process; the next one reads it again), so the merge has the cores.
+    pub async fn finish_index(&self) {
+        let Some(index) = lock(&self.retrieval).index.clone() else {
+            return;
+        };
+        let merged = tokio::task::spawn_blocking(move || {
+            for root in index.roots() {
+                root.history().stop();
+                root.finish_deferred_merge();
+            }
+        });
+        let _ = merged.await;
     }
 
     /// The index's fault, if it has one the user has not been told of in an answer yet
