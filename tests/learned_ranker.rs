@@ -15,12 +15,13 @@ const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
 /// The feature names the binary computes, in order (index/features.rs `NAMES`).
 const NAMES: &str = "fused_rank fused_score lexical_rank lexical_score_share lexical_score bm25 path_bonus coverage name verb named path_ref quoted kind_factor chunks_found vote_share vote_rank found_lexically depth kind_test kind_docs kind_example kind_other question_long question_words question_identifiers question_paths question_errors file_bytes file_chunks file_definitions file_changes file_changed_ago";
 
-/// One tree on `fused_rank` (feature 0): today's first file scores 0, the rest 1.
+/// One tree on `fused_rank` (feature 0): today's first file scores 0, the rest 2, more
+/// than today's order weighs for the second place (`TODAY_WEIGHT` 1.5 × ln 2 ≈ 1.04).
 fn first_last(names: &str) -> String {
     format!(
         "tree\nversion=v4\nnum_class=1\nmax_feature_idx=32\nobjective=lambdarank\nfeature_names={names}\n\n\
          Tree=0\nnum_leaves=2\nnum_cat=0\nsplit_feature=0\nthreshold=1.5\ndecision_type=2\n\
-         left_child=-1\nright_child=-2\nleaf_value=0 1\nshrinkage=1\n\nend of trees\n"
+         left_child=-1\nright_child=-2\nleaf_value=0 2\nshrinkage=1\n\nend of trees\n"
     )
 }
 

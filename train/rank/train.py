@@ -130,7 +130,7 @@ def main():
                         help="weigh each training query by (its repository's query count) ** -P, "
                              "scaled to a mean of 1: 0 (the default) weighs every query alike, 1 "
                              "every repository alike")
-    parser.add_argument("--today-weight", type=float, default=0.5,
+    parser.add_argument("--today-weight", type=float, default=1.5,
                         help="the learned order's score less this times ln(today's place), as "
                              "index/learned.rs TODAY_WEIGHT (the tables only; the trees are the same)")
     parser.add_argument("--balance-kinds", action="store_true",
