@@ -15,7 +15,9 @@ both alike, on an empty cache (COPILOT_LS_CACHE_DIR under .tmp/bench-first-use/)
 - first answer: on an empty cache again, `copilot-ls ask --json` with no model: the
   seconds until the answer is on stdout and until the process exits (it may merge the
   index after answering), and how much of the index the answer saw
-  (`index.filesIndexed`/`filesTotal`; a binary without that field is shown as `?`).
+  (`index.filesIndexed`/`filesTotal`; a binary without that field is shown as `?`);
+- MCP's first `locate`: on an empty cache again, `copilot-ls mcp --workspace DIR` started
+  and its first `locate` called at once: seconds from the start to the reply.
 Prints one Markdown table, then this build's ratios to the baseline's (issue #54's
 targets: the first answer at most 0.3x, the complete build at most 0.6x in wall and CPU
 time, peak memory no higher). Set --files 0 to skip the generated corpus. The generated
@@ -90,6 +92,38 @@ def first_answer(binary, root, env, question):
     return answered, exited, coverage, top[0] if top else "-"
 
 
+def first_locate(binary, root, env, question):
+    """Seconds from starting `copilot-ls mcp` on an empty cache to the reply of its first
+    `locate` (which waits for the files, as the CLI does)."""
+    shutil.rmtree(env["COPILOT_LS_CACHE_DIR"], ignore_errors=True)
+    started = time.perf_counter()
+    server = subprocess.Popen([binary, "mcp", "--workspace", root], env=env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "first_use", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "locate", "arguments": {"question": question}}},
+    ):
+        server.stdin.write(json.dumps(message) + "\n")
+    server.stdin.flush()
+    reply = None
+    for line in server.stdout:
+        message = json.loads(line)
+        if message.get("id") == 2:
+            reply = message
+            break
+    answered = time.perf_counter() - started
+    server.stdin.close()
+    server.wait()
+    if reply is None or "result" not in reply:
+        raise SystemExit(f"{binary} mcp: no locate reply: {reply}")
+    return answered
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2 or "--real" not in args:
@@ -121,25 +155,28 @@ def main():
             indexed, cold, cpu, searchable, rss = cold_index(binary, root, env)
             _, _, warm, _, _, _ = measured([binary, "index", "--json", "--workspace", root], env)
             answer, exited, coverage, top = first_answer(binary, root, env, question)
+            located = first_locate(binary, root, env, question)
             rows.append((name, label, indexed, searchable, cold, cpu, warm, rss, answer, exited,
-                         coverage, top))
+                         located, coverage, top))
             print(f"done: {name}, {label}", file=sys.stderr)
     print(f"First use, no model; the first answer is `ask` on an empty cache (\"{question}\").\n")
     print("| workspace | binary | files | searchable s | cold build s | its CPU s "
           "| warm `index` s | peak RSS MB | first answer s | its ask exits s "
-          "| files the answer saw | its first citation |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          "| MCP's first `locate` s | files the answer saw | its first citation |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+          "| --- |")
     for row in rows:
-        print("| %s | %s | %d | %.1f | %.1f | %.1f | %.2f | %.0f | %.1f | %.1f | %s | %s |"
+        print("| %s | %s | %d | %.1f | %.1f | %.1f | %.2f | %.0f | %.1f | %.1f | %.1f | %s | %s |"
               % row)
-    print("\n| workspace | cold build, wall | its CPU | peak RSS | first answer | its ask exits |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("\n| workspace | cold build, wall | its CPU | peak RSS | first answer | its ask exits "
+          "| MCP's first `locate` |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, _ in workspaces:
         this = next(r for r in rows if r[0] == name and r[1] == "this build")
         base = next(r for r in rows if r[0] == name and r[1] == "baseline")
         ratio = lambda i: this[i] / base[i] if base[i] else float("nan")
         print(f"| {name} | {ratio(4):.2f}x | {ratio(5):.2f}x | {ratio(7):.2f}x "
-              f"| {ratio(8):.2f}x | {ratio(9):.2f}x |")
+              f"| {ratio(8):.2f}x | {ratio(9):.2f}x | {ratio(10):.2f}x |")
     load = os.getloadavg()[0]
     print(f"\nload average at the end: {load:.1f} on {os.cpu_count()} cores")
 

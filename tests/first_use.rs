@@ -423,6 +423,49 @@ fn an_editor_ask_during_the_build_says_so_and_the_next_one_is_complete() {
     client.shutdown();
 }
 
+/// An editor's first build is ready at its last commit: its end of progress and an ask
+/// that says the index is complete come while the merge of its segments is still to
+/// come (held by `COPILOT_LS_TEST_MERGE_HOLD`).
+#[test]
+fn an_editors_first_build_is_complete_before_its_merge() {
+    let ws = workspace(1_000, 0);
+    let cache = tempfile::tempdir().unwrap();
+    let gate = cache.path().join("merge");
+    let mut client = LspClient::spawn(
+        Path::new(BIN),
+        ws.path(),
+        &[
+            ("COPILOT_LS_CACHE_DIR", cache.path().to_str().unwrap()),
+            ("COPILOT_LS_TEST_MERGE_HOLD", gate.to_str().unwrap()),
+        ],
+    );
+    client.initialize(
+        ws.path(),
+        json!({"window": {"workDoneProgress": true}}),
+        json!({}),
+    );
+    client.notification("$/progress", |p| {
+        p["token"] == "copilot-ls/indexing" && p["value"]["kind"] == "end"
+    });
+    let result = client
+        .request(
+            "copilot/ask",
+            json!({"question": "where is the zanzibar route picked?"}),
+        )
+        .expect("an answer");
+    assert_eq!(
+        result["index"],
+        json!({"complete": true, "filesIndexed": 1_001, "filesTotal": 1_001}),
+        "{result}"
+    );
+    assert_eq!(
+        cited_paths(&result).first().map(String::as_str),
+        Some("src/answer.rs")
+    );
+    std::fs::write(&gate, "").unwrap();
+    client.shutdown();
+}
+
 /// VmRSS of a process, in kB.
 fn resident_kb(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();

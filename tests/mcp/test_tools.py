@@ -366,3 +366,21 @@ async def test_a_first_locate_before_the_history_is_read_says_so(tmp_path: Path,
         assert "route.py" in text_of(result)
         assert "history is still being read" in text_of(result), text_of(result)
         assert result.structured_content["history"] == {"complete": False, "commits": 0}
+
+
+async def test_a_first_locate_does_not_wait_for_the_builds_merge(tmp_path: Path, cache: Path) -> None:
+    # Issue 54: a first build's merge of its segments comes after the call waiting for the
+    # files. The merge is held (COPILOT_LS_TEST_MERGE_HOLD, a gate never opened): a call
+    # that waited for it would get a partial answer after the server's 60 s wait.
+    root = tmp_path / "ws"
+    for i in range(1_000):
+        path = root / "src" / f"m{i % 20}" / f"helper_{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"def helper_{i}(x):\n    return x + {i}\n")
+    (root / "src" / "route.py").write_text("def zanzibar_route(parcel):\n    return parcel * 2\n")
+    env = server_env(cache, COPILOT_LS_TEST_MERGE_HOLD=str(tmp_path / "gate"))
+    async with connect(root, cache, env=env) as session:
+        result = await session.call_tool("locate", {"question": "where is the zanzibar route picked?"})
+        assert not result.is_error, text_of(result)
+        assert result.structured_content["complete"] is True, text_of(result)
+        assert result.structured_content["places"][0]["path"] == "src/route.py", text_of(result)

@@ -496,6 +496,7 @@ impl Work<'_> {
 /// Merges a bulk build's segments into one, so asks search one segment (their cost
 /// per segment is what grows with the workspace).
 pub(super) fn merge_bulk(inner: &Inner) {
+    super::build_hold::wait_to_merge();
     // The merge maps every segment into memory: give back the indexing arenas and the
     // words cached for them first, so the two do not add up to the build's peak.
     super::tokenizer::forget_words();

@@ -2,8 +2,8 @@
 //! depend on timing: `COPILOT_LS_TEST_INDEX_HOLD=N:PATH` makes a build commit after its
 //! first `N` files, then wait until `PATH` exists before it reads the rest; asks
 //! waiting for the index go on at the hold. `COPILOT_LS_TEST_MERGE_HOLD=PATH` holds a
-//! merge left for after an answer (`RetrievalIndex::finish_deferred_merge`) until
-//! `PATH` exists. Off (the variables unset), they cost nothing.
+//! bulk build's final merge until `PATH` exists, so a test shows what answers before
+//! it. Off (the variables unset), they cost nothing.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -38,7 +38,7 @@ impl Hold {
     }
 }
 
-/// Before a merge left for after an answer: wait for `COPILOT_LS_TEST_MERGE_HOLD`'s gate.
+/// Before a bulk build's final merge: wait for `COPILOT_LS_TEST_MERGE_HOLD`'s gate.
 pub fn wait_to_merge() {
     if let Some(gate) = std::env::var_os("COPILOT_LS_TEST_MERGE_HOLD").map(PathBuf::from) {
         while !gate.exists() {

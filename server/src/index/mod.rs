@@ -237,7 +237,6 @@ impl RetrievalIndex {
         }
         let _one = lock(&self.inner.refreshing);
         if self.inner.merge_owed.swap(false, Ordering::AcqRel) {
-            build_hold::wait_to_merge();
             build::merge_bulk(&self.inner);
         }
     }

@@ -125,6 +125,10 @@ impl Root {
             // of the roots before it (`refresh_in_turn`), the definitions of a cold
             // build's second phase after the files.
             let (files, definitions) = (Cell::new((0, 0)), Cell::new((0, 0)));
+            // A first build's merge comes after the call waiting for it (below).
+            for index in root.index.roots() {
+                index.defer_bulk_merge();
+            }
             let report = refresh_in_turn(root.index.roots(), Bounds::from_env(), &|progress| {
                 match progress {
                     Progress::Files { done, total } => files.set((done, total)),
@@ -151,8 +155,12 @@ impl Root {
                 b.running = false;
                 b.finished += 1;
             });
-            // After the files: a tool waiting for the index never waits for the history
-            // (`git_log` reads it itself when it is not there yet).
+            // After the files: a tool waiting for the index never waits for the merge of a
+            // first build's segments, nor for the history (`git_log` reads it itself when
+            // it is not there yet).
+            for index in root.index.roots() {
+                index.finish_deferred_merge();
+            }
             for index in root.index.roots() {
                 index.history().refresh();
             }

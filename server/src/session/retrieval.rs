@@ -352,9 +352,16 @@ fn claim_refreshes(index: &WorkspaceIndex) -> Vec<RetrievalIndex> {
 }
 
 /// Brings each root's index up to date with the disk, files then history
-/// (`refresh_files`, `read_history`).
+/// (`refresh_files`, `read_history`). A first build's merge comes after its last commit
+/// has made the index ready, so an ask waiting for the files never waits for it.
 fn refresh(indexes: &[RetrievalIndex], events: &IndexEvents) {
+    for index in indexes {
+        index.defer_bulk_merge();
+    }
     refresh_files(indexes, events);
+    for index in indexes {
+        index.finish_deferred_merge();
+    }
     read_history(indexes);
 }
 

@@ -1,0 +1,64 @@
+//! The history's own unit tests: dates and ids as shown, an ask's wait for a first
+//! read, and a stopped read.
+
+use super::*;
+
+#[test]
+fn dates_are_civil_days_in_utc_and_ids_are_cut_to_ten() {
+    assert_eq!(date(0), "1970-01-01");
+    assert_eq!(date(951_782_400), "2000-02-29");
+    assert_eq!(date(1_700_000_000), "2023-11-14");
+    assert_eq!(date(-86_400), "1969-12-31");
+    assert_eq!(short_id("0123456789abcdef"), "0123456789");
+    assert_eq!(short_id("abc"), "abc");
+}
+
+fn options() -> HistoryOptions {
+    HistoryOptions {
+        enabled: true,
+        max_commits: 100,
+        read_batch: 10,
+    }
+}
+
+/// An ask waits for a short first read, and not for one its walk found too long to
+/// end within the wait (rails: 50,000 commits, 6 s).
+#[test]
+fn an_ask_waits_for_a_short_first_read_and_not_for_a_long_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::open(dir.path(), None, options(), |_, _| {});
+    assert!(history.pending());
+    history.reading.store(WAITED_COMMITS, Ordering::Release);
+    let started = Instant::now();
+    assert!(!history.wait_first_read(Duration::from_millis(200)));
+    assert!(started.elapsed() >= Duration::from_millis(200), "it waited");
+    history.reading.store(WAITED_COMMITS + 1, Ordering::Release);
+    let started = Instant::now();
+    assert!(!history.wait_first_read(Duration::from_secs(60)));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "it did not wait"
+    );
+}
+
+/// A stopped history reads nothing more and saves nothing; another reads it all.
+#[test]
+fn a_stopped_history_reads_and_saves_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let repo = copilot_ls_test_support::git_repo::GitRepo::init(
+        scratch.path().join("repo"),
+        scratch.path().join("home"),
+    );
+    repo.commit("a.rs", "fn a() {}\n", "Add a");
+    repo.commit("b.rs", "fn b() {}\n", "Add b");
+    let root = std::fs::canonicalize(&repo.path).unwrap();
+    let stopped = History::open(&root, None, options(), |_, _| {});
+    stopped.stop();
+    stopped.refresh();
+    assert!(stopped.pending());
+    assert_eq!(stopped.state().commits, 0);
+    let read = History::open(&root, None, options(), |_, _| {});
+    read.refresh();
+    assert!(!read.pending());
+    assert_eq!(read.state().commits, 2);
+}
