@@ -251,42 +251,46 @@ fn index_segments(cache: &Path) -> usize {
     found[0]
 }
 
-/// A bulk build's merge comes after the command line's answer: the answer is printed
-/// while the index's segments are still apart (the merge held by
-/// `COPILOT_LS_TEST_MERGE_HOLD`), and the process merges them into one before it exits,
-/// so the next ask searches one segment and reads nothing again.
-#[test]
-fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exits() {
-    let ws = workspace(10, 0);
-    let cache = tempfile::tempdir().unwrap();
-    let cache_dir = cache.path().join("cache");
-    let gate = cache.path().join("merge");
+/// A workspace indexed once, then given a thousand new files, so that the next refresh
+/// is a bulk build whose segments sit beside the first one's; its cache dir.
+fn indexed_then_grown(ws: &Path, cache_dir: &Path) {
     let env = [("COPILOT_LS_CACHE_DIR", cache_dir.to_str().unwrap())];
-    let out = run(&["index"], ws.path(), &env);
+    let out = run(&["index"], ws, &env);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(index_segments(&cache_dir), 1);
-    // A thousand new files: the next refresh is a bulk build, its segments beside the
-    // first one's.
+    assert_eq!(index_segments(cache_dir), 1);
     for i in 0..1_000 {
-        let path = ws.path().join(format!("lib/l{}/more_{i}.rs", i % 20));
+        let path = ws.join(format!("lib/l{}/more_{i}.rs", i % 20));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, format!("pub fn more_{i}() -> u32 {{\n    {i}\n}}\n")).unwrap();
     }
-    let mut ask = Command::new(BIN)
-        .args(["ask", "--json", "where is the zanzibar route picked?"])
-        .current_dir(ws.path())
+}
+
+/// Runs `copilot-ls ARGS` in `ws` with its bulk build's merge held by `gate`; the lines
+/// it printed up to the first for which `last` is true, read while the merge was held,
+/// and the index's segments then. Then opens the gate and checks the process exits
+/// successfully, its index merged into one segment.
+fn printed_before_the_merge(
+    ws: &Path,
+    cache_dir: &Path,
+    gate: &Path,
+    args: &[&str],
+    last: fn(&str) -> bool,
+) -> (String, usize) {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .current_dir(ws)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", std::env::var("HOME").unwrap_or_default())
         .env("COPILOT_LS_PROVIDER", "none")
-        .env("COPILOT_LS_CACHE_DIR", &cache_dir)
-        .env("COPILOT_LS_TEST_MERGE_HOLD", &gate)
+        .env("COPILOT_LS_CACHE_DIR", cache_dir)
+        .env("COPILOT_LS_TEST_MERGE_HOLD", gate)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::null());
+    let mut child = command.spawn().unwrap();
     let (lines, received) = mpsc::channel();
-    let stdout = ask.stdout.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
             if lines.send(line.unwrap_or_default()).is_err() {
@@ -294,19 +298,55 @@ fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exit
             }
         }
     });
-    // The whole AskResult (pretty-printed: it ends with a lone `}`) while the merge is
-    // held.
     let mut text = String::new();
     loop {
         let line = received
             .recv_timeout(LIMIT)
-            .expect("the answer, before the held merge");
+            .unwrap_or_else(|_| panic!("{args:?} printed nothing before the held merge"));
         text.push_str(&line);
         text.push('\n');
-        if line == "}" {
+        if last(&line) {
             break;
         }
     }
+    let apart = index_segments(cache_dir);
+    let (done, exited) = mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait().unwrap()));
+    std::fs::write(gate, "").unwrap();
+    let status = exited
+        .recv_timeout(LIMIT)
+        .expect("the process exits once its merge is done");
+    assert!(status.success(), "{args:?}: {status:?}");
+    assert_eq!(
+        index_segments(cache_dir),
+        1,
+        "{args:?} merged before it exited"
+    );
+    (text, apart)
+}
+
+/// A bulk build's merge comes after the command line's answer: `ask` prints its answer,
+/// and `tool` its result, while the index's segments are still apart (the merge held by
+/// `COPILOT_LS_TEST_MERGE_HOLD`), and each merges them into one before it exits, so the
+/// next call searches one segment and reads nothing again.
+#[test]
+fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exits() {
+    let ws = workspace(10, 0);
+    let scratch = tempfile::tempdir().unwrap();
+    let cache_dir = scratch.path().join("cache");
+    indexed_then_grown(ws.path(), &cache_dir);
+    // The pretty-printed AskResult ends with a lone `}`.
+    let (text, apart) = printed_before_the_merge(
+        ws.path(),
+        &cache_dir,
+        &scratch.path().join("ask-gate"),
+        &["ask", "--json", "where is the zanzibar route picked?"],
+        |line| line == "}",
+    );
+    assert!(
+        apart > 1,
+        "the answer came before the merge: {apart} segments"
+    );
     let result: Value = serde_json::from_str(&text).expect("one AskResult");
     assert_eq!(result["index"]["filesIndexed"], json!(1_011), "{result}");
     assert_eq!(
@@ -314,23 +354,28 @@ fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exit
         Some("src/answer.rs"),
         "{result}"
     );
-    let apart = index_segments(&cache_dir);
-    assert!(
-        apart > 1,
-        "the answer came before the merge: {apart} segments"
-    );
-    let (done, exited) = mpsc::channel();
-    std::thread::spawn(move || done.send(ask.wait().unwrap()));
-    std::fs::write(&gate, "").unwrap();
-    let status = exited
-        .recv_timeout(LIMIT)
-        .expect("the ask exits once its merge is done");
-    assert!(status.success());
-    assert_eq!(index_segments(&cache_dir), 1, "merged before it exited");
+    let env = [("COPILOT_LS_CACHE_DIR", cache_dir.to_str().unwrap())];
     let out = run(&["index", "--json"], ws.path(), &env);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["filesRead"], json!(0), "{report}");
+
+    // `tool` the same, on a workspace of its own.
+    let ws = workspace(10, 0);
+    let cache_dir = scratch.path().join("cache-tool");
+    indexed_then_grown(ws.path(), &cache_dir);
+    let (text, apart) = printed_before_the_merge(
+        ws.path(),
+        &cache_dir,
+        &scratch.path().join("tool-gate"),
+        &["tool", "find_symbol", r#"{"name": "more_999"}"#],
+        |line| line.contains("more_999"),
+    );
+    assert!(
+        apart > 1,
+        "the result came before the merge: {apart} segments"
+    );
+    assert!(text.contains("lib/l19/more_999.rs"), "{text}");
 }
 
 #[test]

@@ -63,6 +63,10 @@ pub fn run(name: &str, arguments: &str, workspace: Vec<PathBuf>, no_wait: bool) 
                 }
             };
             if wants_files && !no_wait {
+                // A first build's merge waits until the result is printed (below).
+                for root in index.roots() {
+                    root.defer_bulk_merge();
+                }
                 let shown = IndexProgress::new();
                 refresh_in_turn(index.roots(), Bounds::from_env(), &|p| shown.progress(&p));
                 shown.finish(Some(&index));
@@ -82,6 +86,10 @@ pub fn run(name: &str, arguments: &str, workspace: Vec<PathBuf>, no_wait: bool) 
         let _ = stdout.write_all(b"\n");
     }
     let _ = stdout.flush();
+    // The result is on the screen; the index is made one segment for the next call.
+    for root in index.iter().flat_map(WorkspaceIndex::roots) {
+        root.finish_deferred_merge();
+    }
     if ok {
         ExitCode::SUCCESS
     } else {
