@@ -265,17 +265,16 @@ fn indexed_then_grown(ws: &Path, cache_dir: &Path) {
     }
 }
 
-/// Runs `copilot-ls ARGS` in `ws` with its bulk build's merge held by `gate`; the lines
-/// it printed up to the first for which `last` is true, read while the merge was held,
-/// and the index's segments then. Then opens the gate and checks the process exits
-/// successfully, its index merged into one segment.
+/// Starts `copilot-ls ARGS` in `ws` with its bulk build's merge held by `gate`; the
+/// lines it printed up to the first for which `last` is true, read while the merge was
+/// held, the index's segments then, and the process, still merging.
 fn printed_before_the_merge(
     ws: &Path,
     cache_dir: &Path,
     gate: &Path,
     args: &[&str],
     last: fn(&str) -> bool,
-) -> (String, usize) {
+) -> (String, usize, std::process::Child) {
     let mut command = Command::new(BIN);
     command
         .args(args)
@@ -309,20 +308,20 @@ fn printed_before_the_merge(
             break;
         }
     }
-    let apart = index_segments(cache_dir);
+    (text, index_segments(cache_dir), child)
+}
+
+/// Opens `gate` on `child`'s held merge: it exits successfully, the index merged into
+/// one segment.
+fn exits_merged(mut child: std::process::Child, gate: &Path, cache_dir: &Path) {
     let (done, exited) = mpsc::channel();
     std::thread::spawn(move || done.send(child.wait().unwrap()));
     std::fs::write(gate, "").unwrap();
     let status = exited
         .recv_timeout(LIMIT)
         .expect("the process exits once its merge is done");
-    assert!(status.success(), "{args:?}: {status:?}");
-    assert_eq!(
-        index_segments(cache_dir),
-        1,
-        "{args:?} merged before it exited"
-    );
-    (text, apart)
+    assert!(status.success(), "{status:?}");
+    assert_eq!(index_segments(cache_dir), 1, "merged before it exited");
 }
 
 /// A bulk build's merge comes after the command line's answer: `ask` prints its answer,
@@ -336,10 +335,11 @@ fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exit
     let cache_dir = scratch.path().join("cache");
     indexed_then_grown(ws.path(), &cache_dir);
     // The pretty-printed AskResult ends with a lone `}`.
-    let (text, apart) = printed_before_the_merge(
+    let gate = scratch.path().join("ask-gate");
+    let (text, apart, ask) = printed_before_the_merge(
         ws.path(),
         &cache_dir,
-        &scratch.path().join("ask-gate"),
+        &gate,
         &["ask", "--json", "where is the zanzibar route picked?"],
         |line| line == "}",
     );
@@ -347,6 +347,7 @@ fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exit
         apart > 1,
         "the answer came before the merge: {apart} segments"
     );
+    exits_merged(ask, &gate, &cache_dir);
     let result: Value = serde_json::from_str(&text).expect("one AskResult");
     assert_eq!(result["index"]["filesIndexed"], json!(1_011), "{result}");
     assert_eq!(
@@ -364,10 +365,11 @@ fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exit
     let ws = workspace(10, 0);
     let cache_dir = scratch.path().join("cache-tool");
     indexed_then_grown(ws.path(), &cache_dir);
-    let (text, apart) = printed_before_the_merge(
+    let gate = scratch.path().join("tool-gate");
+    let (text, apart, tool) = printed_before_the_merge(
         ws.path(),
         &cache_dir,
-        &scratch.path().join("tool-gate"),
+        &gate,
         &["tool", "find_symbol", r#"{"name": "more_999"}"#],
         |line| line.contains("more_999"),
     );
@@ -376,6 +378,35 @@ fn the_command_line_answers_before_a_bulk_builds_merge_and_merges_before_it_exit
         "the result came before the merge: {apart} segments"
     );
     assert!(text.contains("lib/l19/more_999.rs"), "{text}");
+    exits_merged(tool, &gate, &cache_dir);
+}
+
+/// An ask stopped after its answer, before its merge (the user's ^C), leaves the index
+/// whole and unmerged; the next process that writes it merges it, reading nothing again.
+#[test]
+fn a_merge_an_interrupted_ask_left_is_done_by_the_next_process() {
+    let ws = workspace(10, 0);
+    let scratch = tempfile::tempdir().unwrap();
+    let cache_dir = scratch.path().join("cache");
+    indexed_then_grown(ws.path(), &cache_dir);
+    let (_, apart, mut ask) = printed_before_the_merge(
+        ws.path(),
+        &cache_dir,
+        &scratch.path().join("gate"),
+        &["ask", "--json", "where is the zanzibar route picked?"],
+        |line| line == "}",
+    );
+    assert!(apart > 1, "{apart} segments");
+    ask.kill().unwrap();
+    ask.wait().unwrap();
+    assert_eq!(index_segments(&cache_dir), apart, "nothing merged");
+    let env = [("COPILOT_LS_CACHE_DIR", cache_dir.to_str().unwrap())];
+    let out = run(&["index", "--json"], ws.path(), &env);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["filesRead"], json!(0), "{report}");
+    assert_eq!(report["files"], json!(1_011), "{report}");
+    assert_eq!(index_segments(&cache_dir), 1, "merged by the next process");
 }
 
 #[test]

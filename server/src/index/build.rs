@@ -266,14 +266,20 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
     }
     if let (true, Some(writer)) = (bulk, &store.writer) {
         super::read(writer).set_merge_policy(Box::<LogMergePolicy>::default());
-        if failed.is_none() {
-            if inner.merge_deferred.load(Ordering::Acquire) {
-                inner.merge_owed.store(true, Ordering::Release);
-            } else {
-                let t = profile.mark();
-                merge_bulk(inner);
-                profile.add(Phase::Merge, t);
+    }
+    // A bulk build merges at its end, and so does the next refresh after one whose
+    // process stopped before its merge (`MERGE_OWED_FILE`).
+    let left_unmerged = merge_owed_file(&store).is_some_and(|file| file.exists());
+    if (bulk || left_unmerged) && store.writer.is_some() && failed.is_none() {
+        if inner.merge_deferred.load(Ordering::Acquire) {
+            inner.merge_owed.store(true, Ordering::Release);
+            if let Some(file) = merge_owed_file(&store) {
+                let _ = std::fs::write(file, "");
             }
+        } else {
+            let t = profile.mark();
+            merge_bulk(inner);
+            profile.add(Phase::Merge, t);
         }
     }
     release_freed_memory();
@@ -493,6 +499,18 @@ impl Work<'_> {
 /// back to the operating system, so the server's idle resident set does not stay near
 /// the build's peak. The binary allocates with mimalloc (`main.rs`); a test binary, with
 /// the system allocator, has nothing in mimalloc to collect.
+/// Says beside an index on disk that a bulk build's merge was left for after an answer:
+/// a process stopped before it (an interrupted `copilot-ls ask`) leaves the file, and
+/// the next refresh that writes the index merges.
+const MERGE_OWED_FILE: &str = "merge-owed";
+
+fn merge_owed_file(store: &super::writer::Store) -> Option<std::path::PathBuf> {
+    match &store.location {
+        super::store::Location::Disk(dir) => Some(dir.join(MERGE_OWED_FILE)),
+        super::store::Location::Memory(_) => None,
+    }
+}
+
 /// Merges a bulk build's segments into one, so asks search one segment (their cost
 /// per segment is what grows with the workspace).
 pub(super) fn merge_bulk(inner: &Inner) {
@@ -501,7 +519,12 @@ pub(super) fn merge_bulk(inner: &Inner) {
     // words cached for them first, so the two do not add up to the build's peak.
     super::tokenizer::forget_words();
     release_freed_memory();
-    inner.merge_all();
+    let store = inner.store();
+    if inner.merge_all() {
+        if let Some(file) = merge_owed_file(&store).filter(|file| file.exists()) {
+            let _ = std::fs::remove_file(file);
+        }
+    }
 }
 
 fn release_freed_memory() {

@@ -169,31 +169,33 @@ impl Inner {
         lock(&self.files).remove(path);
     }
 
-    /// Merges every segment into one and makes that searchable. Adds and commits from
-    /// the editor go on meanwhile (tantivy applies their deletes to the merged segment).
-    pub(super) fn merge_all(&self) {
+    /// Merges every segment into one and makes that searchable; whether the index is one
+    /// segment now. Adds and commits from the editor go on meanwhile (tantivy applies
+    /// their deletes to the merged segment).
+    pub(super) fn merge_all(&self) -> bool {
         let store = self.store();
         let Some(writer) = &store.writer else {
-            return;
+            return false;
         };
         let merging = {
             let mut writer = write(writer);
             match writer.index().searchable_segment_ids() {
                 Ok(ids) if ids.len() > 1 => writer.merge(&ids),
-                Ok(_) => return,
+                Ok(_) => return true,
                 Err(error) => {
                     tracing::warn!("cannot list the index segments: {error}");
-                    return;
+                    return false;
                 }
             }
         };
         if let Err(error) = merging.wait() {
             tracing::warn!("index merge failed: {error}");
-            return;
+            return false;
         }
         if let Err(error) = store.reader.reload() {
             tracing::warn!("index reload failed: {error}");
         }
+        true
     }
 
     /// Commits what was added and deleted, and makes it searchable; why not, when the
