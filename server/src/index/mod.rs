@@ -221,8 +221,9 @@ impl RetrievalIndex {
     }
 
     /// Has the next bulk build end at its commit, every file searchable, and leave the
-    /// merge of its segments to `finish_deferred_merge`: the command line's ask answers
-    /// first and merges after (rails' 4,973 files: the merge is 1.5 s of a 5 s build).
+    /// merge of its segments to `finish_deferred_merge`, so what waits for the files does
+    /// not wait for it (rails' 4,973 files: the merge is 1.5 s of a 5 s build): the
+    /// command line answers, then merges before it exits; a server is ready, then merges.
     pub fn defer_bulk_merge(&self) {
         self.inner.merge_deferred.store(true, Ordering::Release);
     }
