@@ -77,6 +77,20 @@ fn run(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
         .unwrap_or_else(|| panic!("copilot-ls {args:?} did not exit within {LIMIT:?}"))
 }
 
+/// Waits for the end of an editor's indexing progress; the notification.
+fn indexing_ended(client: &mut LspClient) -> Value {
+    client.notification("$/progress", |p| {
+        p["token"] == "copilot-ls/indexing" && p["value"]["kind"] == "end"
+    })
+}
+
+/// An editor's `copilot/ask` of `question`; its `AskResult`.
+fn editor_ask(client: &mut LspClient, question: &str) -> Value {
+    client
+        .request("copilot/ask", json!({ "question": question }))
+        .expect("an answer")
+}
+
 fn cited_paths(result: &Value) -> Vec<String> {
     result["citations"]
         .as_array()
@@ -459,12 +473,7 @@ fn an_editor_ask_during_the_build_says_so_and_the_next_one_is_complete() {
         json!({"window": {"workDoneProgress": true}}),
         json!({}),
     );
-    let result = client
-        .request(
-            "copilot/ask",
-            json!({"question": "where is the zanzibar route picked?"}),
-        )
-        .expect("an answer");
+    let result = editor_ask(&mut client, "where is the zanzibar route picked?");
     assert_eq!(
         result["index"],
         json!({"complete": false, "filesIndexed": 300, "filesTotal": 801}),
@@ -481,15 +490,8 @@ fn an_editor_ask_during_the_build_says_so_and_the_next_one_is_complete() {
     );
 
     std::fs::write(&gate, "").unwrap();
-    client.notification("$/progress", |p| {
-        p["token"] == "copilot-ls/indexing" && p["value"]["kind"] == "end"
-    });
-    let result = client
-        .request(
-            "copilot/ask",
-            json!({"question": "where is the zanzibar route picked?"}),
-        )
-        .expect("an answer");
+    indexing_ended(&mut client);
+    let result = editor_ask(&mut client, "where is the zanzibar route picked?");
     assert_eq!(
         result["index"],
         json!({"complete": true, "filesIndexed": 801, "filesTotal": 801}),
@@ -520,15 +522,8 @@ fn an_editors_first_build_is_complete_before_its_merge() {
         json!({"window": {"workDoneProgress": true}}),
         json!({}),
     );
-    client.notification("$/progress", |p| {
-        p["token"] == "copilot-ls/indexing" && p["value"]["kind"] == "end"
-    });
-    let result = client
-        .request(
-            "copilot/ask",
-            json!({"question": "where is the zanzibar route picked?"}),
-        )
-        .expect("an answer");
+    indexing_ended(&mut client);
+    let result = editor_ask(&mut client, "where is the zanzibar route picked?");
     assert_eq!(
         result["index"],
         json!({"complete": true, "filesIndexed": 1_001, "filesTotal": 1_001}),
@@ -723,14 +718,9 @@ fn a_second_server_reads_the_first_ones_index_with_its_own_changes_on_top() {
     let cache_dir = cache.path().to_str().unwrap().to_string();
     let env = [("COPILOT_LS_CACHE_DIR", cache_dir.as_str())];
     let capabilities = json!({"window": {"workDoneProgress": true}});
-    let indexed = |client: &mut LspClient| {
-        client.notification("$/progress", |p| {
-            p["token"] == "copilot-ls/indexing" && p["value"]["kind"] == "end"
-        })
-    };
     let mut first = LspClient::spawn(Path::new(BIN), ws.path(), &env);
     first.initialize(ws.path(), capabilities.clone(), json!({}));
-    indexed(&mut first);
+    indexing_ended(&mut first);
 
     // A file changes on disk behind both servers' backs (no watcher event).
     std::fs::write(
@@ -740,26 +730,16 @@ fn a_second_server_reads_the_first_ones_index_with_its_own_changes_on_top() {
     .unwrap();
     let mut second = LspClient::spawn(Path::new(BIN), ws.path(), &env);
     second.initialize(ws.path(), capabilities, json!({}));
-    let end = indexed(&mut second);
+    let end = indexing_ended(&mut second);
     // It read only the file that changed, not the workspace.
     assert_eq!(end["value"]["message"], "1 files read", "{end}");
-    let result = second
-        .request(
-            "copilot/ask",
-            json!({"question": "how is the quokka parcel weighed?"}),
-        )
-        .unwrap();
+    let result = editor_ask(&mut second, "how is the quokka parcel weighed?");
     assert_eq!(result["index"]["complete"], true, "{result}");
     assert_eq!(
         cited_paths(&result).first().map(String::as_str),
         Some("src/m3/late.rs")
     );
-    let result = second
-        .request(
-            "copilot/ask",
-            json!({"question": "where is the zanzibar route picked?"}),
-        )
-        .unwrap();
+    let result = editor_ask(&mut second, "where is the zanzibar route picked?");
     assert_eq!(
         cited_paths(&result).first().map(String::as_str),
         Some("src/answer.rs")
@@ -803,12 +783,7 @@ fn a_root_that_is_not_a_project_is_not_indexed_and_the_user_is_told() {
             .contains("does not index /")
     });
     assert_eq!(message["type"], 2, "a warning: {message}");
-    let result = client
-        .request(
-            "copilot/ask",
-            json!({"question": "where is the kernel log read?"}),
-        )
-        .expect("an answer");
+    let result = editor_ask(&mut client, "where is the kernel log read?");
     assert_eq!(result["index"]["complete"], false);
     assert!(
         result["answer"]

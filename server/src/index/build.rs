@@ -269,8 +269,10 @@ pub fn refresh(inner: &Inner, bounds: Bounds, progress: &dyn Fn(Progress)) -> Re
     }
     // A bulk build merges at its end, and so does the next refresh after one whose
     // process stopped before its merge (`MERGE_OWED_FILE`).
-    let left_unmerged = merge_owed_file(&store).is_some_and(|file| file.exists());
-    if (bulk || left_unmerged) && store.writer.is_some() && failed.is_none() {
+    let merges = store.writer.is_some()
+        && failed.is_none()
+        && (bulk || merge_owed_file(&store).is_some_and(|file| file.exists()));
+    if merges {
         if inner.merge_deferred.load(Ordering::Acquire) {
             inner.merge_owed.store(true, Ordering::Release);
             if let Some(file) = merge_owed_file(&store) {
@@ -495,10 +497,6 @@ impl Work<'_> {
     }
 }
 
-/// Gives the memory the build freed (tantivy's indexing arenas, the analysis buffers)
-/// back to the operating system, so the server's idle resident set does not stay near
-/// the build's peak. The binary allocates with mimalloc (`main.rs`); a test binary, with
-/// the system allocator, has nothing in mimalloc to collect.
 /// Says beside an index on disk that a bulk build's merge was left for after an answer:
 /// a process stopped before it (an interrupted `copilot-ls ask`) leaves the file, and
 /// the next refresh that writes the index merges.
@@ -521,12 +519,16 @@ pub(super) fn merge_bulk(inner: &Inner) {
     release_freed_memory();
     let store = inner.store();
     if inner.merge_all() {
-        if let Some(file) = merge_owed_file(&store).filter(|file| file.exists()) {
+        if let Some(file) = merge_owed_file(&store) {
             let _ = std::fs::remove_file(file);
         }
     }
 }
 
+/// Gives the memory the build freed (tantivy's indexing arenas, the analysis buffers)
+/// back to the operating system, so the server's idle resident set does not stay near
+/// the build's peak. The binary allocates with mimalloc (`main.rs`); a test binary, with
+/// the system allocator, has nothing in mimalloc to collect.
 fn release_freed_memory() {
     #[cfg(unix)]
     // SAFETY: mi_collect only frees memory mimalloc holds unused.
