@@ -23,7 +23,7 @@ mod store;
 pub mod vote;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -36,11 +36,6 @@ use self::store::{MessageWords, Meta, Store};
 
 /// The most commits read by default.
 pub const DEFAULT_MAX_COMMITS: usize = 50_000;
-/// A first read of more commits than this is not waited for by an ask
-/// (`wait_first_read`): at the few thousand commits a second two cores read (rails:
-/// 50,000 in 6.4 s), it would not end within an ask's wait, which then only delays the
-/// answer.
-const WAITED_COMMITS: usize = 5_000;
 /// Commits read and written at a time (`History::read_new`): what bounds the memory a
 /// cold read of a long history takes.
 const READ_BATCH: usize = 2_000;
@@ -139,6 +134,29 @@ impl HistoryOptions {
     }
 }
 
+/// This process's reads of the history, and the pace of the one under way.
+#[derive(Default)]
+struct Reads {
+    /// Reads finished (or given up).
+    ended: u64,
+    /// The read under way: the commits its walk listed, how many are written so far,
+    /// and since when.
+    total: usize,
+    written: usize,
+    since: Option<Instant>,
+}
+
+impl Reads {
+    /// How long the read under way will take to end at its pace so far; `None` before
+    /// its first batch is written.
+    fn time_to_end(&self) -> Option<Duration> {
+        let since = self.since.filter(|_| self.written > 0)?;
+        let per_commit = since.elapsed().as_secs_f64() / self.written as f64;
+        let left = self.total.saturating_sub(self.written) as f64;
+        Some(Duration::from_secs_f64(per_commit * left))
+    }
+}
+
 /// Turns a text into search terms (the index's tokenizer, handed down).
 pub type Tokenize = fn(&str, &mut dyn FnMut(&str));
 
@@ -159,10 +177,8 @@ pub struct History {
     unavailable: RwLock<Option<Reason>>,
     /// Set by `stop`: a read under way ends without saving what it read.
     stopped: AtomicBool,
-    /// How many commits the read under way reads, once its walk has listed them.
-    reading: AtomicUsize,
-    /// Reads finished (or given up) in this process, for `wait_first_read`.
-    reads: Mutex<u64>,
+    /// This process's reads and the pace of the one under way, for `wait_first_read`.
+    reads: Mutex<Reads>,
     read_ended: Condvar,
 }
 
@@ -186,8 +202,7 @@ impl History {
             renamed: RwLock::new(None),
             unavailable: RwLock::new((!options.enabled).then_some(Reason::Off)),
             stopped: AtomicBool::new(false),
-            reading: AtomicUsize::new(0),
-            reads: Mutex::new(0),
+            reads: Mutex::new(Reads::default()),
             read_ended: Condvar::new(),
         }
     }
@@ -240,8 +255,9 @@ impl History {
     }
 
     /// Waits at most `timeout` for the first read (`pending`) to end; whether it has.
-    /// A read of more than `WAITED_COMMITS` is not waited for once its walk has counted
-    /// them. A test's hold on the read (`COPILOT_LS_TEST_HISTORY_HOLD`) is not waited
+    /// Once the read has written a batch, it is not waited for when its pace so far
+    /// would end it after the timeout (rails: 50,000 commits in 6.4 s; flask's 5,531 in
+    /// 0.35 s are waited for). A test's hold on the read (`COPILOT_LS_TEST_HISTORY_HOLD`) is not waited
     /// for: the ask then comes exactly before the history, whatever the machine's speed.
     pub fn wait_first_read(&self, timeout: Duration) -> bool {
         if test_hold().is_some_and(|gate| !gate.exists()) {
@@ -253,7 +269,7 @@ impl History {
             let left = deadline.map_or(Duration::MAX, |d| {
                 d.saturating_duration_since(Instant::now())
             });
-            if left.is_zero() || self.reading.load(Ordering::Acquire) > WAITED_COMMITS {
+            if left.is_zero() || reads.time_to_end().is_some_and(|end| end > left) {
                 return false;
             }
             reads = self
@@ -296,7 +312,7 @@ impl History {
     }
 
     fn read_ended(&self) {
-        *lock(&self.reads) += 1;
+        lock(&self.reads).ended += 1;
         self.read_ended.notify_all();
     }
 
@@ -349,7 +365,7 @@ impl History {
         let mut gone = Vec::new();
         if let Some(old) = old {
             // What the old HEAD reached that the new one does not: a sideways move.
-            let walked = read::walk(&repo, old, Some(head), usize::MAX, &|_| {});
+            let walked = read::walk(&repo, old, Some(head), usize::MAX);
             if walked.stopped.is_some() {
                 incremental = false;
             } else {
@@ -366,15 +382,18 @@ impl History {
             store.delete(&writer, &id.to_hex().to_string());
         }
         let hidden = if incremental { old } else { None };
-        // An ask waiting for this read learns how long it is as the walk counts it
-        // (`wait_first_read`).
-        let listed = |count: usize| {
-            let _reads = lock(&self.reads);
-            self.reading.store(count, Ordering::Release);
+        let walked = read::walk(&repo, head, hidden, self.options.max_commits);
+        // An ask waiting for this read learns its pace batch by batch (`wait_first_read`).
+        let paced = |written: usize| {
+            let mut reads = lock(&self.reads);
+            if written == 0 {
+                reads.since = Some(Instant::now());
+                reads.total = walked.ids.len();
+            }
+            reads.written = written;
             self.read_ended.notify_all();
         };
-        let walked = read::walk(&repo, head, hidden, self.options.max_commits, &listed);
-        listed(walked.ids.len());
+        paced(0);
         let shallow = repo.is_shallow();
         // The walk's handle goes before the commits are read: each batch opens its own.
         drop(repo);
@@ -397,7 +416,10 @@ impl History {
             // At most three batches are held at once: one read, one waiting, one written.
             let (sender, batches) = std::sync::mpsc::sync_channel(1);
             scope.spawn(move || {
-                for batch in ids.chunks(read_batch) {
+                // The first batch is a quarter of the others, so an ask waiting for
+                // this read learns its pace sooner (`wait_first_read`).
+                let (first, rest) = ids.split_at(ids.len().min(read_batch.div_ceil(4)));
+                for batch in std::iter::once(first).chain(rest.chunks(read_batch)) {
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
@@ -436,6 +458,7 @@ impl History {
                         .unwrap_or(0);
                     store.add(&writer, record, next.seq + total - at as u64, &words);
                 }
+                paced(records_read + unreadable);
             }
         });
         if self.stopped.load(Ordering::Relaxed) {

@@ -38,14 +38,8 @@ pub struct Walked {
 }
 
 /// The commits reachable from `head` but not from `hidden`, newest first, at most
-/// `max`; `listed` hears the count at every thousandth and at the end.
-pub fn walk(
-    repo: &Repository,
-    head: ObjectId,
-    hidden: Option<ObjectId>,
-    max: usize,
-    listed: &dyn Fn(usize),
-) -> Walked {
+/// `max`.
+pub fn walk(repo: &Repository, head: ObjectId, hidden: Option<ObjectId>, max: usize) -> Walked {
     let local = repo.local();
     let mut platform = local
         .rev_walk([head])
@@ -75,9 +69,6 @@ pub fn walk(
                     break;
                 }
                 walked.ids.push(info.id);
-                if walked.ids.len().is_multiple_of(1000) {
-                    listed(walked.ids.len());
-                }
             }
             Err(error) => {
                 tracing::warn!("history: the walk stopped: {error}");

@@ -21,18 +21,32 @@ fn options() -> HistoryOptions {
     }
 }
 
-/// An ask waits for a short first read, and not for one its walk found too long to
-/// end within the wait (rails: 50,000 commits, 6 s).
+/// An ask waits for a first read that has written nothing yet or whose pace would end
+/// it within the wait, and not for one its pace shows would not (rails: 50,000
+/// commits, 6 s).
 #[test]
 fn an_ask_waits_for_a_short_first_read_and_not_for_a_long_one() {
     let dir = tempfile::tempdir().unwrap();
     let history = History::open(dir.path(), None, options(), |_, _| {});
     assert!(history.pending());
-    history.reading.store(WAITED_COMMITS, Ordering::Release);
-    let started = Instant::now();
-    assert!(!history.wait_first_read(Duration::from_millis(200)));
-    assert!(started.elapsed() >= Duration::from_millis(200), "it waited");
-    history.reading.store(WAITED_COMMITS + 1, Ordering::Release);
+    let paced = |total: usize, written: usize| {
+        let mut reads = lock(&history.reads);
+        reads.total = total;
+        reads.written = written;
+        reads.since = Instant::now().checked_sub(Duration::from_secs(1));
+    };
+    for (total, written) in [(1_000_000, 0), (2_001, 2_000)] {
+        // Nothing written yet, or 2,000 commits a second with one to go: it waits.
+        paced(total, written);
+        let started = Instant::now();
+        assert!(!history.wait_first_read(Duration::from_millis(200)));
+        assert!(
+            started.elapsed() >= Duration::from_millis(200),
+            "it waited for {written} of {total}"
+        );
+    }
+    // 2,000 commits a second with 998,000 to go: not within a minute.
+    paced(1_000_000, 2_000);
     let started = Instant::now();
     assert!(!history.wait_first_read(Duration::from_secs(60)));
     assert!(
