@@ -18,6 +18,7 @@ pub mod blame;
 pub mod diff;
 mod messages;
 mod read;
+mod reads;
 mod repository;
 mod store;
 pub mod vote;
@@ -30,6 +31,7 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashMap;
 
 pub use self::messages::MESSAGE_CANDIDATES;
+use self::reads::Reads;
 pub use self::repository::Repository;
 pub use self::store::MessageStats;
 use self::store::{MessageWords, Meta, Store};
@@ -131,29 +133,6 @@ impl HistoryOptions {
             max_commits,
             read_batch,
         }
-    }
-}
-
-/// This process's reads of the history, and the pace of the one under way.
-#[derive(Default)]
-struct Reads {
-    /// Reads finished (or given up).
-    ended: u64,
-    /// The read under way: the commits its walk listed, how many are written so far,
-    /// and since when.
-    total: usize,
-    written: usize,
-    since: Option<Instant>,
-}
-
-impl Reads {
-    /// How long the read under way will take to end at its pace so far; `None` before
-    /// its first batch is written.
-    fn time_to_end(&self) -> Option<Duration> {
-        let since = self.since.filter(|_| self.written > 0)?;
-        let per_commit = since.elapsed().as_secs_f64() / self.written as f64;
-        let left = self.total.saturating_sub(self.written) as f64;
-        Some(Duration::from_secs_f64(per_commit * left))
     }
 }
 
