@@ -16,6 +16,16 @@ cd "$REPO"
 failed=()
 step() { printf '\n=== %s\n' "$*" >&2; }
 
+# What the suites leave on disk (the build, the editors, the model server, the venvs)
+# is about NEED_GB; with less free, a suite fails in the middle with ENOSPC from pip or
+# npm, far from the cause. Said up front, and what they took said at the end.
+NEED_GB=20
+free_gb() { df -Pk "$REPO" | awk 'NR == 2 { print int($4 / 1048576) }'; }
+step "disk: $(free_gb) GB free at $REPO (the suites need about $NEED_GB)"
+if [ "$(free_gb)" -lt "$NEED_GB" ]; then
+  echo "warning: less than $NEED_GB GB free: a suite may fail on a full disk (ENOSPC)" >&2
+fi
+
 
 step "build (debug binaries: copilot-ls, fake-provider)"
 if ! cargo build --workspace --bins; then
@@ -50,6 +60,8 @@ bash editors/nvim/test/run.sh || failed+=("nvim")
 
 step "vs code extension (real VS Code: code-server in headless Chromium)"
 bash editors/vscode/test/run.sh || failed+=("vscode")
+
+step "disk: the build took $(du -sh target 2>/dev/null | cut -f1), the suites' installs and caches $(du -sh .tmp 2>/dev/null | cut -f1); $(free_gb) GB free"
 
 if [ ${#failed[@]} -gt 0 ]; then
   printf '\nFAILED suites: %s\n' "${failed[*]}" >&2
