@@ -13,7 +13,11 @@ The split is frozen: a question already in questions.json or holdout.json keeps 
 The first time (no question has a side yet) exactly 30% go to holdout.json, sampled with
 random.Random(SEED); a question added later goes there when
 random.Random(f"{SEED}:{id}").random() < 0.3, a coin that depends on its id alone.
-Usage: python3 bench/localization/build.py
+
+`--fresh` builds the second holdout instead: the same three sources under fresh/, every
+question of them into fresh.json (no split: it is all held out). It was written after the
+first holdout had been looked at three times, about repositories in none of the other files.
+Usage: python3 bench/localization/build.py [--fresh]
 """
 import json
 import os
@@ -59,8 +63,8 @@ def opts(fields):
     return dict(f.split("=", 1) for f in fields if "=" in f)
 
 
-def issue_questions():
-    for fields, text in blocks(os.path.join(HERE, "issues.txt")):
+def issue_questions(folder=HERE):
+    for fields, text in blocks(os.path.join(folder, "issues.txt")):
         repo, fix, kind, url = fields[:4]
         assert kind in ("bug", "feature"), fields
         fix = git(repo, "rev-parse", fix + "^{commit}").strip()
@@ -90,11 +94,11 @@ def issue_questions():
         }
 
 
-def written_questions(source="written.txt", kind="written", tag="w",
+def written_questions(folder=HERE, source="written.txt", kind="written", tag="w",
                       about="written for this set"):
     """Questions that name their base commit and answers (written.txt; paraphrased.txt with
     kind "paraphrased" and ids `<name>-p<k>`)."""
-    path = os.path.join(HERE, source)
+    path = os.path.join(folder, source)
     counters = {}
     for fields, text in blocks(path):
         repo, base = fields[:2]
@@ -131,15 +135,48 @@ ABOUT = ("Localization eval: which files answer this question? Real issues (bug,
          "fit a ranker.")
 
 
-def paraphrased_questions():
-    return written_questions("paraphrased.txt", "paraphrased", "p", "paraphrased for this set")
+def paraphrased_questions(folder=HERE):
+    return written_questions(folder, "paraphrased.txt", "paraphrased", "p",
+                             "paraphrased for this set")
 
 
-def main():
-    qs = list(issue_questions()) + list(written_questions()) + list(paraphrased_questions())
+def all_questions(folder=HERE):
+    qs = list(issue_questions(folder)) + list(written_questions(folder)) + \
+        list(paraphrased_questions(folder))
     ids = [q["id"] for q in qs]
     dup = {i for i in ids if ids.count(i) > 1}
     assert not dup, f"duplicate ids {dup}"
+    return qs
+
+
+FRESH_ABOUT = ("Localization eval, the second holdout (fresh/): built as the first one, about "
+               "repositories in none of the other files, frozen before any ranker was run on it. "
+               "Every question is held out; do not edit questions to fit a ranker.")
+
+
+def kinds_of(part):
+    return {k: sum(q["kind"] == k for q in part) for k in ("bug", "feature", "written", "paraphrased")}
+
+
+def build_fresh():
+    qs = all_questions(os.path.join(HERE, "fresh"))
+    seen = {q["repo"] for q in load("questions.json") + load("holdout.json")}
+    again = sorted({q["repo"] for q in qs} & seen)
+    assert not again, f"the fresh holdout must be about other repositories: {again}"
+    with open(os.path.join(HERE, "fresh.json"), "w", encoding="utf-8") as f:
+        json.dump({"about": FRESH_ABOUT, "split": "fresh", "questions": qs}, f, indent=1,
+                  ensure_ascii=False)
+        f.write("\n")
+    print(f"fresh.json: {len(qs)} questions {kinds_of(qs)}")
+
+
+def main():
+    if sys.argv[1:] == ["--fresh"]:
+        return build_fresh()
+    if sys.argv[1:]:
+        sys.exit(__doc__.rsplit("Usage: ", 1)[1])
+    qs = all_questions()
+    ids = [q["id"] for q in qs]
     side = {q["id"]: "tune" for q in load("questions.json")}
     side.update({q["id"]: "holdout" for q in load("holdout.json")})
     new = sorted(i for i in ids if i not in side)
@@ -156,9 +193,7 @@ def main():
             json.dump({"about": ABOUT, "split": s, "questions": part}, f, indent=1,
                       ensure_ascii=False)
             f.write("\n")
-        kinds = {k: sum(q["kind"] == k for q in part)
-                 for k in ("bug", "feature", "written", "paraphrased")}
-        print(f"{name}: {len(part)} questions {kinds}")
+        print(f"{name}: {len(part)} questions {kinds_of(part)}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Usage (from the repository root, after `cargo build --release`):
     python3 bench/localization/run.py            # the tuning split (questions.json)
     python3 bench/localization/run.py --holdout  # the frozen holdout only
     python3 bench/localization/run.py --all      # both, reported apart
+    python3 bench/localization/run.py --fresh    # the second holdout (fresh.json)
     options: --limit N (first N questions of each split), --repo OWNER/NAME, --id ID,
              --no-bm25, --binary PATH, --verbose, --cold (each ask on an empty cache,
              without `copilot-ls index` first: what a first-time CLI user gets),
@@ -432,6 +433,8 @@ def main():
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--holdout", action="store_true", help="the frozen holdout only")
     g.add_argument("--all", action="store_true", help="both splits")
+    g.add_argument("--fresh", action="store_true",
+                   help="the second holdout only (fresh.json: repositories in neither split)")
     ap.add_argument("--limit", type=int, help="first N questions of each split")
     ap.add_argument("--repo", help="only this OWNER/NAME")
     ap.add_argument("--id", help="only this question id")
@@ -448,9 +451,12 @@ def main():
     if not os.access(a.binary, os.X_OK):
         sys.exit(f"no binary at {a.binary}: run `cargo build --release` first")
     splits = ["holdout"] if a.holdout else (["tune", "holdout"] if a.all else ["tune"])
+    if a.fresh:
+        splits = ["fresh"]
     todo = []
     for split in splits:
-        qs = load("questions.json" if split == "tune" else "holdout.json")
+        qs = load({"tune": "questions.json", "holdout": "holdout.json",
+                   "fresh": "fresh.json"}[split])
         qs = [q for q in qs if (not a.repo or q["repo"] == a.repo) and (not a.id or q["id"] == a.id)]
         todo += [(split, q) for q in qs[: a.limit] if True]
     os.makedirs(TMP, exist_ok=True)

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Judges the committed model (train/rank/out/ranker.txt) on the held-out mined
+repositories at one or more of today's-order weights, without training: the tables
+train.py prints at the end, for each weight, from the same rows and the same trees.
+
+Choosing the binary's `learned::TODAY_WEIGHT` is a choice between blends of one model;
+retraining for each would only repeat the same trees (training is deterministic).
+
+Usage: python train/rank/judge.py --today-weight 1.5 2 3 [--model PATH] [--rows PATH]
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train import REPO, Rows, bootstrap, hit_ranks  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", default=str(REPO / "train" / "rank" / "data" / "rows.npz"))
+    parser.add_argument("--model", default=str(REPO / "train" / "rank" / "out" / "ranker.txt"))
+    parser.add_argument("--today-weight", type=float, nargs="+", required=True)
+    args = parser.parse_args()
+    rows = Rows(Path(args.rows))
+    # The written model splits on values (each bin's upper edge), as the binary reads it.
+    as_values = np.stack([rows.edges[i][rows.values[:, i].astype(int)]
+                          for i in range(len(rows.names))], axis=1).astype(np.float64)
+    booster = lgb.Booster(model_file=args.model)
+    fused = rows.names.index("fused_rank")
+    place = np.log(as_values[:, fused])
+    trees = booster.predict(as_values)
+
+    def ranks(chosen, scores):
+        """hit_ranks with each row's score given: the best place of an answer when a
+        query's candidates are ordered by score (ties in today's order)."""
+        out = np.empty(len(chosen), dtype=np.int32)
+        for i, q in enumerate(chosen):
+            lo, hi = rows.start[q], rows.end[q]
+            order = np.lexsort((rows.values[lo:hi, fused], -scores[lo:hi]))
+            places = np.flatnonzero(rows.label[lo:hi][order] > 0)
+            out[i] = places[0] + 1 if len(places) else 10**6
+        return out
+
+    print(f"{'weight':>6} {'split':5} {'group':22} {'n':>6}  {'today @1':>8} {'@5':>6}  "
+          f"{'learned @1':>10} {'@5':>6}  Acc@5 diff 95% CI")
+    for weight in args.today_weight:
+        blended = trees - weight * place
+        for split in ("valid", "test"):
+            chosen = rows.queries(split=split)
+            a = ranks(chosen, blended)
+            b = hit_ranks(rows, chosen, lambda values: -values[:, fused])
+            groups = [("all", np.ones(len(chosen), dtype=bool))]
+            groups += [(f"kind {k}", rows.meta["kind"][chosen] == k)
+                       for k in sorted(set(rows.meta["kind"][chosen]))]
+            if split == "test":
+                groups += [(f"language {k}", rows.meta["language"][chosen] == k)
+                           for k in sorted(set(rows.meta["language"][chosen]))]
+            for label, mask in groups:
+                x, y = a[mask], b[mask]
+                ci = bootstrap(x <= 5, y <= 5) if not label.startswith("language") else None
+                print(f"{weight:6.2f} {split:5} {label:22} {int(mask.sum()):6}  "
+                      f"{(y <= 1).mean():8.3f} {(y <= 5).mean():6.3f}  "
+                      f"{(x <= 1).mean():10.3f} {(x <= 5).mean():6.3f}"
+                      + (f"  [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else ""))
+
+
+if __name__ == "__main__":
+    main()
