@@ -218,6 +218,16 @@ fn the_command_line_answers_before_the_history_is_read_and_says_so() {
                "history": {"complete": false, "commits": 0}}),
         "{result}"
     );
+    // The process ended with the read still held: it says the history is unread and
+    // how to read it, on stderr (stdout is the AskResult alone).
+    assert!(
+        out.stderr.contains(
+            "copilot-ls: the repository's history was not read before this process ended; \
+             `copilot-ls index` reads it once, and later asks draw on past changes"
+        ),
+        "{}",
+        out.stderr
+    );
     let answer = result["answer"].as_str().unwrap();
     assert!(answer.starts_with(&format!("{notice}\n")), "{answer}");
     assert_eq!(

@@ -59,9 +59,12 @@ pub async fn run(
     };
     let asked = session.ask(request, &progress).await;
     let code = answer(&session, asked, json);
-    // A cold build's merge, left for after the answer (`Session::prepare_index`): the
-    // answer is on the screen while the index is made one segment for the next ask.
-    session.finish_index().await;
+    // What the answer did not wait for (`Session::prepare_index`): the history's first
+    // read, when it is about to end, and a cold build's merge, done while the answer is
+    // on the screen so the next ask finds both. A history left unread is said so.
+    for note in session.finish_index().await {
+        eprintln!("copilot-ls: {note}");
+    }
     code
 }
 

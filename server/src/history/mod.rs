@@ -159,6 +159,9 @@ pub struct History {
     /// This process's reads and the pace of the one under way, for `wait_first_read`.
     reads: Mutex<Reads>,
     read_ended: Condvar,
+    /// Set by `expect_read` until the read that follows it ends: a read is coming,
+    /// though its thread may not have begun it yet (`finish_first_read`).
+    coming: AtomicBool,
 }
 
 impl History {
@@ -183,6 +186,7 @@ impl History {
             stopped: AtomicBool::new(false),
             reads: Mutex::new(Reads::default()),
             read_ended: Condvar::new(),
+            coming: AtomicBool::new(false),
         }
     }
 
@@ -233,33 +237,6 @@ impl History {
         self.enabled() && read(&self.unavailable).is_none() && read(&self.store).meta.head.is_none()
     }
 
-    /// Waits at most `timeout` for the first read (`pending`) to end; whether it has.
-    /// Once the read has written a batch, it is not waited for when its pace so far
-    /// would end it after the timeout (rails: 50,000 commits in 6.4 s; flask's 5,531 in
-    /// 0.35 s are waited for). A test's hold on the read (`COPILOT_LS_TEST_HISTORY_HOLD`) is not waited
-    /// for: the ask then comes exactly before the history, whatever the machine's speed.
-    pub fn wait_first_read(&self, timeout: Duration) -> bool {
-        if test_hold().is_some_and(|gate| !gate.exists()) {
-            return !self.pending();
-        }
-        let deadline = Instant::now().checked_add(timeout);
-        let mut reads = lock(&self.reads);
-        while self.pending() {
-            let left = deadline.map_or(Duration::MAX, |d| {
-                d.saturating_duration_since(Instant::now())
-            });
-            if left.is_zero() || reads.time_to_end().is_some_and(|end| end > left) {
-                return false;
-            }
-            reads = self
-                .read_ended
-                .wait_timeout(reads, left)
-                .map(|(guard, _)| guard)
-                .unwrap_or_else(|e| e.into_inner().0);
-        }
-        true
-    }
-
     /// Whether there is anything to search.
     pub fn is_empty(&self) -> bool {
         !self.enabled() || read(&self.unavailable).is_some() || read(&self.store).count() == 0
@@ -292,6 +269,7 @@ impl History {
 
     fn read_ended(&self) {
         lock(&self.reads).ended += 1;
+        self.coming.store(false, Ordering::Relaxed);
         self.read_ended.notify_all();
     }
 

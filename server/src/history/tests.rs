@@ -1,5 +1,5 @@
 //! The history's own unit tests: dates and ids as shown, an ask's wait for a first
-//! read, and a stopped read.
+//! read, a process's finish of it before it exits, and a stopped read.
 
 use super::*;
 
@@ -75,4 +75,66 @@ fn a_stopped_history_reads_and_saves_nothing() {
     read.refresh();
     assert!(!read.pending());
     assert_eq!(read.state().commits, 2);
+}
+
+/// A process about to exit finishes a first read that is coming and short (here a real
+/// one, on another thread), so the next process has the history; it stops one its pace
+/// shows is long, and one that is not coming at all, at once, saying what was left.
+#[test]
+fn an_exit_finishes_a_short_first_read_and_stops_a_long_one() {
+    let scratch = tempfile::tempdir().unwrap();
+    let repo = copilot_ls_test_support::git_repo::GitRepo::init(
+        scratch.path().join("repo"),
+        scratch.path().join("home"),
+    );
+    repo.commit("a.rs", "fn a() {}\n", "Add a");
+    repo.commit("b.rs", "fn b() {}\n", "Add b");
+    let root = std::fs::canonicalize(&repo.path).unwrap();
+    let history = std::sync::Arc::new(History::open(&root, None, options(), |_, _| {}));
+    history.expect_read();
+    let reader = {
+        let history = history.clone();
+        std::thread::spawn(move || history.refresh())
+    };
+    // The bounds are a minute: the read is waited for because it is coming, not because
+    // it happened to be quick.
+    let minute = Duration::from_secs(60);
+    assert_eq!(history.finish_first_read(minute, minute), None);
+    assert!(!history.pending());
+    assert_eq!(history.state().commits, 2);
+    reader.join().unwrap();
+
+    // 2,000 commits a second with 998,000 to go: stopped at once, with what was left.
+    let long = History::open(&root, None, options(), |_, _| {});
+    long.expect_read();
+    {
+        let mut reads = lock(&long.reads);
+        reads.total = 1_000_000;
+        reads.written = 2_000;
+        reads.since = Instant::now().checked_sub(Duration::from_secs(1));
+    }
+    let started = Instant::now();
+    let (commits, left) = long
+        .finish_first_read(Duration::from_secs(3), minute)
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "it did not wait"
+    );
+    assert_eq!(commits, 1_000_000);
+    assert!(
+        left.is_some_and(|left| left > Duration::from_secs(400)),
+        "{left:?}"
+    );
+    long.refresh();
+    assert!(long.pending(), "a stopped history reads nothing more");
+
+    // No read coming or under way: nothing to wait for.
+    let idle = History::open(&root, None, options(), |_, _| {});
+    let started = Instant::now();
+    assert_eq!(idle.finish_first_read(minute, minute), Some((0, None)));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "it did not wait"
+    );
 }

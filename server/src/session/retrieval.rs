@@ -28,6 +28,13 @@ const INDEX_WAIT: Duration = Duration::from_secs(2);
 /// read within it, a long one never holds the answer up for long.
 const HISTORY_WAIT: Duration = Duration::from_secs(1);
 
+/// How long a command-line process, its answer given, finishes the history's first read
+/// before it exits, by the read's pace: networkx's 8,382 commits (1.2 s) are read then, so
+/// the next ask draws on them; rails' 50,000 (6 s) are left to `copilot-ls index`, said so.
+const FINISH_READ: Duration = Duration::from_secs(3);
+/// And at most, the read's pace unknown (before its first batch).
+const FINISH_READ_CAP: Duration = Duration::from_secs(5);
+
 /// The workspace index and the document versions it has seen, opened on first use.
 #[derive(Default)]
 pub(super) struct RetrievalState {
@@ -106,7 +113,11 @@ impl Session {
                         }
                         refresh_files(&claimed, &events);
                         // A plain thread, not the runtime's: a process done with its
-                        // answer exits without waiting for a long history.
+                        // answer exits without waiting for a long history
+                        // (`finish_index`).
+                        for root in &claimed {
+                            root.history().expect_read();
+                        }
                         std::thread::spawn(move || read_history(&claimed));
                     }
                     index.wait_ready(Duration::MAX);
@@ -124,20 +135,29 @@ impl Session {
     }
 
     /// Finishes what `prepare_index` left for after the answer, for a process about to
-    /// exit: the merge of a bulk build's segments, so the next process searches one
-    /// segment per root. A history read still under way is stopped first (it would end
-    /// with the process; the next one reads it again), so the merge has the cores.
-    pub async fn finish_index(&self) {
+    /// exit: the history's first read, when its pace says it ends within `FINISH_READ`
+    /// (else it is stopped: it would end with the process, and the next one would begin
+    /// it again), then the merge of a bulk build's segments, so the next process searches
+    /// one segment per root. Returns what the user should hear of a history left unread.
+    pub async fn finish_index(&self) -> Vec<String> {
         let Some(index) = lock(&self.retrieval).index.clone() else {
-            return;
+            return Vec::new();
         };
-        let merged = tokio::task::spawn_blocking(move || {
+        let several = index.roots().nth(1).is_some();
+        let finished = tokio::task::spawn_blocking(move || {
+            let mut notes = Vec::new();
             for root in index.roots() {
-                root.history().stop();
+                let unread = root
+                    .history()
+                    .finish_first_read(FINISH_READ, FINISH_READ_CAP);
+                if let Some((commits, left)) = unread {
+                    notes.push(unread_history(several.then(|| root.root()), commits, left));
+                }
                 root.finish_deferred_merge();
             }
+            notes
         });
-        let _ = merged.await;
+        finished.await.unwrap_or_default()
     }
 
     /// The index's fault, if it has one the user has not been told of in an answer yet
@@ -406,6 +426,28 @@ fn refresh_files(indexes: &[RetrievalIndex], events: &IndexEvents) {
 
 /// Each root's history brought up to date with HEAD: after the files are done and said
 /// to be, so the history never delays them.
+/// What the command line says of a history its process left unread: that the answer
+/// did not draw on it, and the one command that reads it once for every later ask.
+fn unread_history(
+    root: Option<&std::path::Path>,
+    commits: usize,
+    left: Option<Duration>,
+) -> String {
+    let whose = root.map_or("the repository's".to_string(), |root| {
+        format!("{}'s", root.display())
+    });
+    let size = match (commits, left) {
+        (0, _) => String::new(),
+        (commits, Some(left)) => format!(
+            " ({} commits, about {} s more)",
+            crate::text::thousands(commits),
+            left.as_secs().max(1)
+        ),
+        (commits, None) => format!(" ({} commits)", crate::text::thousands(commits)),
+    };
+    format!("{whose} history was not read before this process ended{size}; `copilot-ls index` reads it once, and later asks draw on past changes")
+}
+
 fn read_history(indexes: &[RetrievalIndex]) {
     for index in indexes {
         index.history().refresh();
