@@ -24,7 +24,8 @@ def main():
         hits = []
         for rec in out.split("\x00")[1:]:
             h, parents, subj, body = rec.split("\x01", 3)
-            if not pat.search(subj + body) or not parents:
+            # The subject and body apart: joined, "fixes #12" + "Reusing" is "#12Reusing".
+            if not pat.search(subj + "\n" + body) or not parents:
                 continue
             names = git(gd, "diff", "--name-only", parents.split()[0], h).split()
             src = [x for x in names if is_source(x)]
