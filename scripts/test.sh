@@ -17,8 +17,9 @@ failed=()
 step() { printf '\n=== %s\n' "$*" >&2; }
 
 # What the suites leave on disk (the build, the editors, the model server, the venvs)
-# is about 10 GB (4 the build, 5-6 the rest; measured 2026-12-07); with less than NEED_GB free, a suite fails in the middle with ENOSPC from pip or
-# npm, far from the cause. Said up front, and what they took said at the end.
+# is about 10 GB (4 the build, 5-6 the rest; measured 2026-12-07); with less than
+# NEED_GB free, a suite fails in the middle with ENOSPC from pip or npm, far from the
+# cause. Said up front, and what they took said at the end.
 NEED_GB=12
 free_gb() { df -Pk "$REPO" | awk 'NR == 2 { print int($4 / 1048576) }'; }
 step "disk: $(free_gb) GB free at $REPO (the suites need about $NEED_GB)"
