@@ -16,7 +16,7 @@ import lightgbm as lgb
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train import REPO, Rows, bootstrap, hit_ranks  # noqa: E402
+from train import REPO, Rows, bootstrap, hit_ranks, hit_ranks_of  # noqa: E402
 
 
 def main():
@@ -34,25 +34,16 @@ def main():
     place = np.log(as_values[:, fused])
     trees = booster.predict(as_values)
 
-    def ranks(chosen, scores):
-        """hit_ranks with each row's score given: the best place of an answer when a
-        query's candidates are ordered by score (ties in today's order)."""
-        out = np.empty(len(chosen), dtype=np.int32)
-        for i, q in enumerate(chosen):
-            lo, hi = rows.start[q], rows.end[q]
-            order = np.lexsort((rows.values[lo:hi, fused], -scores[lo:hi]))
-            places = np.flatnonzero(rows.label[lo:hi][order] > 0)
-            out[i] = places[0] + 1 if len(places) else 10**6
-        return out
-
     print(f"{'weight':>6} {'split':5} {'group':22} {'n':>6}  {'today @1':>8} {'@5':>6}  "
           f"{'learned @1':>10} {'@5':>6}  Acc@5 diff 95% CI")
+    splits = {split: rows.queries(split=split) for split in ("valid", "test")}
+    today = {split: hit_ranks(rows, chosen, lambda values: -values[:, fused])
+             for split, chosen in splits.items()}
     for weight in args.today_weight:
         blended = trees - weight * place
-        for split in ("valid", "test"):
-            chosen = rows.queries(split=split)
-            a = ranks(chosen, blended)
-            b = hit_ranks(rows, chosen, lambda values: -values[:, fused])
+        for split, chosen in splits.items():
+            a = hit_ranks_of(rows, chosen, lambda lo, hi: blended[lo:hi])
+            b = today[split]
             groups = [("all", np.ones(len(chosen), dtype=bool))]
             groups += [(f"kind {k}", rows.meta["kind"][chosen] == k)
                        for k in sorted(set(rows.meta["kind"][chosen]))]

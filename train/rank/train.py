@@ -101,12 +101,18 @@ def in_values(model_text: str, edges: list[np.ndarray]) -> str:
 def hit_ranks(rows: Rows, chosen: np.ndarray, score) -> np.ndarray:
     """For each query, the best 1-based place an answer holds when the candidates are
     ordered by `score(values)` (higher first; ties by today's order)."""
+    return hit_ranks_of(rows, chosen, lambda lo, hi: score(rows.values[lo:hi]))
+
+
+def hit_ranks_of(rows: Rows, chosen: np.ndarray, scores_of) -> np.ndarray:
+    """`hit_ranks` with the scores of each query's rows `lo..hi` given by `scores_of(lo, hi)`
+    (judge.py's, computed once for all rows)."""
     fused = rows.names.index("fused_rank")
     out = np.empty(len(chosen), dtype=np.int32)
     for i, q in enumerate(chosen):
         values = rows.values[rows.start[q]:rows.end[q]]
         labels = rows.label[rows.start[q]:rows.end[q]]
-        s = score(values)
+        s = scores_of(rows.start[q], rows.end[q])
         order = np.lexsort((values[:, fused], -s))
         places = np.flatnonzero(labels[order] > 0)
         out[i] = places[0] + 1 if len(places) else 10**6

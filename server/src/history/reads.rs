@@ -50,11 +50,7 @@ impl History {
             if left.is_zero() || reads.time_to_end().is_some_and(|end| end > left) {
                 return false;
             }
-            reads = self
-                .read_ended
-                .wait_timeout(reads, left)
-                .map(|(guard, _)| guard)
-                .unwrap_or_else(|e| e.into_inner().0);
+            reads = self.wait_for_news(reads, left);
         }
         true
     }
@@ -102,12 +98,20 @@ impl History {
                 self.stop();
                 return self.pending().then_some(unread);
             }
-            reads = self
-                .read_ended
-                .wait_timeout(reads, left)
-                .map(|(guard, _)| guard)
-                .unwrap_or_else(|e| e.into_inner().0);
+            reads = self.wait_for_news(reads, left);
         }
         None
+    }
+
+    /// Waits at most `left` for a batch written or a read ended (`read_ended`).
+    fn wait_for_news<'a>(
+        &self,
+        reads: std::sync::MutexGuard<'a, Reads>,
+        left: Duration,
+    ) -> std::sync::MutexGuard<'a, Reads> {
+        self.read_ended
+            .wait_timeout(reads, left)
+            .map(|(guard, _)| guard)
+            .unwrap_or_else(|e| e.into_inner().0)
     }
 }

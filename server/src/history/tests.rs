@@ -29,15 +29,9 @@ fn an_ask_waits_for_a_short_first_read_and_not_for_a_long_one() {
     let dir = tempfile::tempdir().unwrap();
     let history = History::open(dir.path(), None, options(), |_, _| {});
     assert!(history.pending());
-    let paced = |total: usize, written: usize| {
-        let mut reads = lock(&history.reads);
-        reads.total = total;
-        reads.written = written;
-        reads.since = Instant::now().checked_sub(Duration::from_secs(1));
-    };
     for (total, written) in [(1_000_000, 0), (2_001, 2_000)] {
         // Nothing written yet, or 2,000 commits a second with one to go: it waits.
-        paced(total, written);
+        pace(&history, total, written);
         let started = Instant::now();
         assert!(!history.wait_first_read(Duration::from_millis(200)));
         assert!(
@@ -46,7 +40,7 @@ fn an_ask_waits_for_a_short_first_read_and_not_for_a_long_one() {
         );
     }
     // 2,000 commits a second with 998,000 to go: not within a minute.
-    paced(1_000_000, 2_000);
+    pace(&history, 1_000_000, 2_000);
     let started = Instant::now();
     assert!(!history.wait_first_read(Duration::from_secs(60)));
     assert!(
@@ -55,9 +49,8 @@ fn an_ask_waits_for_a_short_first_read_and_not_for_a_long_one() {
     );
 }
 
-/// A stopped history reads nothing more and saves nothing; another reads it all.
-#[test]
-fn a_stopped_history_reads_and_saves_nothing() {
+/// A repository of two commits (kept while the directory lives), and its canonical root.
+fn two_commits() -> (tempfile::TempDir, PathBuf) {
     let scratch = tempfile::tempdir().unwrap();
     let repo = copilot_ls_test_support::git_repo::GitRepo::init(
         scratch.path().join("repo"),
@@ -66,6 +59,21 @@ fn a_stopped_history_reads_and_saves_nothing() {
     repo.commit("a.rs", "fn a() {}\n", "Add a");
     repo.commit("b.rs", "fn b() {}\n", "Add b");
     let root = std::fs::canonicalize(&repo.path).unwrap();
+    (scratch, root)
+}
+
+/// Sets the pace of `history`'s read under way: `written` of `total` commits in a second.
+fn pace(history: &History, total: usize, written: usize) {
+    let mut reads = lock(&history.reads);
+    reads.total = total;
+    reads.written = written;
+    reads.since = Instant::now().checked_sub(Duration::from_secs(1));
+}
+
+/// A stopped history reads nothing more and saves nothing; another reads it all.
+#[test]
+fn a_stopped_history_reads_and_saves_nothing() {
+    let (_scratch, root) = two_commits();
     let stopped = History::open(&root, None, options(), |_, _| {});
     stopped.stop();
     stopped.refresh();
@@ -82,14 +90,7 @@ fn a_stopped_history_reads_and_saves_nothing() {
 /// shows is long, and one that is not coming at all, at once, saying what was left.
 #[test]
 fn an_exit_finishes_a_short_first_read_and_stops_a_long_one() {
-    let scratch = tempfile::tempdir().unwrap();
-    let repo = copilot_ls_test_support::git_repo::GitRepo::init(
-        scratch.path().join("repo"),
-        scratch.path().join("home"),
-    );
-    repo.commit("a.rs", "fn a() {}\n", "Add a");
-    repo.commit("b.rs", "fn b() {}\n", "Add b");
-    let root = std::fs::canonicalize(&repo.path).unwrap();
+    let (_scratch, root) = two_commits();
     let history = std::sync::Arc::new(History::open(&root, None, options(), |_, _| {}));
     history.expect_read();
     let reader = {
@@ -107,12 +108,7 @@ fn an_exit_finishes_a_short_first_read_and_stops_a_long_one() {
     // 2,000 commits a second with 998,000 to go: stopped at once, with what was left.
     let long = History::open(&root, None, options(), |_, _| {});
     long.expect_read();
-    {
-        let mut reads = lock(&long.reads);
-        reads.total = 1_000_000;
-        reads.written = 2_000;
-        reads.since = Instant::now().checked_sub(Duration::from_secs(1));
-    }
+    pace(&long, 1_000_000, 2_000);
     let started = Instant::now();
     let (commits, left) = long
         .finish_first_read(Duration::from_secs(3), minute)
