@@ -141,6 +141,10 @@ def main():
                              "index/learned.rs TODAY_WEIGHT (the tables only; the trees are the same)")
     parser.add_argument("--balance-kinds", action="store_true",
                         help="weigh the question kinds (commit message, doc comment) alike in all")
+    parser.add_argument("--answers-at-most", type=int, default=0,
+                        help="fit only training queries with at most this many answers among their "
+                             "candidates (0: all): a commit's answer files are what it changed together, "
+                             "so a file changed with everything is an answer to questions about other things")
     parser.add_argument("--without", default="",
                         help="features (comma-separated) held at 0 in training, so no tree splits on them")
     args = parser.parse_args()
@@ -159,6 +163,9 @@ def main():
           f"valid {len(valid)}, test {len(test)}; {len(names)} features; kinds "
           + ", ".join(f"{k} {int((rows.meta['kind'] == k).sum())}" for k in sorted(set(rows.meta["kind"]))))
     fitted = train[answerable[train]]
+    if args.answers_at_most:
+        answers = np.array([rows.label[rows.start[q]:rows.end[q]].sum() for q in fitted])
+        fitted = fitted[answers <= args.answers_at_most]
     x, y, groups = rows.matrix(fitted)
     vx, vy, vgroups = rows.matrix(valid[answerable[valid]])
     weight = None
@@ -196,7 +203,7 @@ def main():
         place = rows.edges[fused][values[:, fused].astype(int)].astype(np.float64)
         return booster.predict(values, num_iteration=best) - args.today_weight * np.log(place)
 
-    report = {"features": names, "without": without, "repo_weight": args.repo_weight, "balance_kinds": args.balance_kinds, "today_weight": args.today_weight, "best_iteration": best, "params": PARAMS, "splits": {}}
+    report = {"features": names, "without": without, "repo_weight": args.repo_weight, "balance_kinds": args.balance_kinds, "answers_at_most": args.answers_at_most, "today_weight": args.today_weight, "best_iteration": best, "params": PARAMS, "splits": {}}
     print(f"\nbest iteration {best}")
     print(f"{'split':6} {'group':18} {'n':>6}  {'today @1':>9} {'@5':>6}  {'learned @1':>10} {'@5':>6}")
     for split, chosen in (("valid", valid), ("test", test)):
