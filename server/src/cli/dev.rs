@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::index::{cache_dir_from_env, features, refresh_in_turn, terms, Bounds, WorkspaceIndex};
+use crate::index::{
+    cache_dir_from_env, features, is_question, refresh_in_turn, terms, Bounds, WorkspaceIndex,
+};
 use crate::syntax::symbols_for_path;
 use crate::workspace::{NoDocuments, Workspace};
 
@@ -28,6 +30,10 @@ pub enum DevCommand {
     /// "names", "files": [{path, values}]}`, the ranker's features of every candidate
     /// file, the lexical ranking's order first.
     Features,
+    /// Each line a question (a JSON string) → whether it is asked of the code
+    /// (`ParsedQuestion::is_question`), which the learned ranker leaves to the hand-set
+    /// order: for judging that on the mined queries (train/rank/judge.py).
+    Asks,
 }
 
 pub fn run(command: DevCommand, workspace: Option<PathBuf>, limit: usize) -> ExitCode {
@@ -103,6 +109,10 @@ fn answer(command: DevCommand, input: &Value) -> Result<Value, String> {
         DevCommand::Terms => {
             let text = input.as_str().ok_or("expected a JSON string")?;
             Ok(json!(terms(text)))
+        }
+        DevCommand::Asks => {
+            let text = input.as_str().ok_or("expected a JSON string")?;
+            Ok(json!(is_question(text)))
         }
         DevCommand::Symbols => {
             let path = input["path"]

@@ -86,6 +86,12 @@ pub use self::several::{refresh_in_turn, WorkspaceIndex};
 pub use self::store::{cache_dir_from_env, Location};
 pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
 pub use self::tokenize::terms;
+
+/// Whether a question is asked of the code (`query::ParsedQuestion::is_question`): the
+/// learned ranker leaves those to the hand-set order.
+pub fn is_question(question: &str) -> bool {
+    query::parse(question).is_question()
+}
 use self::tokenizer::WordCache;
 use self::writer::{Overlay, Store};
 use crate::syntax::Symbol;

@@ -180,12 +180,16 @@ pub fn verb_match(definitions: &[Definition], words: &[&str], verb: &str) -> f32
     f32::from(u8::from(does))
 }
 
-/// The definition in a chunk the question names (its strongest named identifier), else
-/// the one sharing most terms with the question, else the chunk's own symbol.
-pub fn best_symbol(candidate: &Candidate, wanted: &[String], corpus: &Corpus) -> Option<String> {
+/// The definition in a chunk the question names (its strongest named identifier, of
+/// `named`: the question's [`named_keys`], computed once for all its chunks), else the one
+/// sharing most terms with the question, else the chunk's own symbol.
+pub fn best_symbol(
+    candidate: &Candidate,
+    wanted: &[String],
+    named: &[(String, f32)],
+) -> Option<String> {
     // A definition the question names as an identifier wins outright: in a long report
     // most definitions share some word with it.
-    let named = named_keys(corpus);
     if let Some((definition, _)) = candidate
         .definitions
         .iter()

@@ -129,6 +129,10 @@ pub fn search(
             ..ParsedQuestion::default()
         },
     };
+    // The trees learned from commit messages and doc comments; a question asked of the
+    // code ("where is the token checked?") is neither, so it keeps the hand-set order,
+    // which was tuned on such questions (docs/retrieval.md, "The learned ranker").
+    let learned = evidence.learned.filter(|_| !parsed.is_question());
     // The statistics are every part's together: several roots rank as one index (a
     // layer's documents replace a few of its root's, whose counts stay: a small error
     // on a small layer).
@@ -197,7 +201,7 @@ pub fn search(
     let query = BooleanQuery::new(clauses);
     // The learned ranker reads its features from the pool `dev features` read them from
     // in training (the candidates of `FEATURE_CHUNKS` chunks), not a smaller one.
-    let pool = match evidence.learned {
+    let pool = match learned {
         Some(_) => CANDIDATES.max(FEATURE_CHUNKS * 4),
         None => CANDIDATES.max(limit * 4),
     };
@@ -235,9 +239,11 @@ pub fn search(
         .iter()
         .map(|t| t.term.text.clone())
         .collect();
+    // The identifiers the question names, for each place's symbol: once, not per chunk.
+    let named = super::named::named_keys(&corpus);
     // With the model, more of the lexical ranking is kept for it to place again: a file
     // the lexical ranking put tenth may be the one the model is surest of.
-    let ranked = match (semantic, evidence.learned) {
+    let ranked = match (semantic, learned) {
         (Some(_), _) => limit.max(SEMANTIC_POOL),
         (None, Some(_)) => limit.max(FEATURE_CHUNKS),
         (None, None) => limit,
@@ -251,7 +257,7 @@ pub fn search(
                 start_line: candidate.start_line as usize + 1,
                 end_line: candidate.end_line as usize,
                 score: scored.score,
-                symbol: super::named::best_symbol(candidate, &wanted, &corpus),
+                symbol: super::named::best_symbol(candidate, &wanted, &named),
                 ranked_down: scored.ranked_down,
                 similarity: similarities[scored.candidate],
                 signals: scored.signals,
@@ -267,7 +273,7 @@ pub fn search(
             start_line: candidate.start_line as usize + 1,
             end_line: candidate.end_line as usize,
             score: 0.0,
-            symbol: super::named::best_symbol(candidate, &wanted, &corpus),
+            symbol: super::named::best_symbol(candidate, &wanted, &named),
             ranked_down: false,
             similarity: None,
             signals: Default::default(),
@@ -284,7 +290,7 @@ pub fn search(
         }
         _ => found,
     };
-    if past.voted.is_empty() && evidence.learned.is_none() {
+    if past.voted.is_empty() && learned.is_none() {
         return Ok(found);
     }
     // A voted file the candidates missed enters with its chunk that best matches the
@@ -314,7 +320,7 @@ pub fn search(
         let address = top.first()?.1;
         read_chunk(part, address)
     };
-    let mut fused = match evidence.learned {
+    let mut fused = match learned {
         Some(model) => super::learned::order(
             model,
             limit,

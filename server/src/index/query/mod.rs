@@ -101,6 +101,10 @@ impl PathRef {
     }
 }
 
+/// Words that open a question without its question mark ("how are retries spaced").
+/// Not "when": a change's message opens with it as often ("When the cache is full, …").
+const QUESTION_OPENERS: &[&str] = &["where", "how", "what", "which", "why"];
+
 /// A parsed question.
 #[derive(Debug, Default, Clone)]
 pub struct ParsedQuestion {
@@ -132,6 +136,26 @@ impl ParsedQuestion {
     /// (a definition named only with the question's words) means little there.
     pub fn is_long(&self) -> bool {
         self.prose_words > 40 || !self.code_blocks.is_empty()
+    }
+
+    /// A question asked of the code ("where is the token checked?", "how are retries
+    /// spaced"), not a report or a change's message: short, and either ending in a
+    /// question mark or opening with a question word. The learned ranker was trained on
+    /// messages and doc comments, so it leaves these to the hand-set order.
+    pub fn is_question(&self) -> bool {
+        if self.is_long() {
+            return false;
+        }
+        let prose = self.prose.trim();
+        let first = prose
+            .split_whitespace()
+            .next()
+            .map(|word| {
+                word.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .unwrap_or_default();
+        prose.ends_with('?') || QUESTION_OPENERS.contains(&first.as_str())
     }
 }
 
@@ -389,6 +413,41 @@ mod tests {
             .iter()
             .find(|i| i.name == name)
             .map(|i| i.source)
+    }
+
+    /// A short question, with its question mark or opening with a question word, is asked
+    /// of the code; a change's message, a one-line report and a long report are not.
+    #[test]
+    fn questions_asked_of_the_code() {
+        for asked in [
+            "Is there a helper to time how long a block of code takes and print it?",
+            "where is the CSRF token checked",
+            "How are retries spaced",
+            "When I mistype a recipe name, where does just suggest the closest one?",
+            "`App::parse` panics on an empty argument list, why?",
+        ] {
+            assert!(parse(asked).is_question(), "{asked}");
+        }
+        for other in [
+            "Fix the timer's output when a block takes under a millisecond",
+            "When the cache is full, evict the oldest entry first",
+            "Returns the number of cells a string takes in the terminal.",
+            "Crash in parse_args with an empty list",
+            "",
+        ] {
+            assert!(!parse(other).is_question(), "{other}");
+        }
+        let report = "Why does the parser crash? Running the tool with an empty argument list \
+            against a fresh checkout prints a stack trace instead of the usage message. The \
+            trace points into the tokenizer, which reads past the end of the buffer when no \
+            words are given. Expected the usual help text, as older releases printed, and an \
+            exit status of two. Seen on Linux and macOS with the latest release installed \
+            from the package registry, both shells, any terminal.";
+        assert!(parse(report).is_long());
+        assert!(
+            !parse(report).is_question(),
+            "a long report is not a question"
+        );
     }
 
     #[test]
