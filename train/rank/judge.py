@@ -16,7 +16,7 @@ import lightgbm as lgb
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train import REPO, Rows, bootstrap, hit_ranks, hit_ranks_of  # noqa: E402
+from train import REPO, Rows, asked_queries, bootstrap, hit_ranks, hit_ranks_of  # noqa: E402
 
 
 def main():
@@ -24,6 +24,8 @@ def main():
     parser.add_argument("--rows", default=str(REPO / "train" / "rank" / "data" / "rows.npz"))
     parser.add_argument("--model", default=str(REPO / "train" / "rank" / "out" / "ranker.txt"))
     parser.add_argument("--today-weight", type=float, nargs="+", required=True)
+    parser.add_argument("--questions", default=str(REPO / "train" / "rank" / "data" / "questions.json"),
+                        help="the held-out queries the binary leaves to today's order")
     args = parser.parse_args()
     rows = Rows(Path(args.rows))
     # The written model splits on values (each bin's upper edge), as the binary reads it.
@@ -41,6 +43,9 @@ def main():
              for split, chosen in splits.items()}
     for weight in args.today_weight:
         blended = trees - weight * place
+        # A question asked of the code keeps today's order, as in the binary.
+        asked = asked_queries(Path(args.questions), len(rows.start))[rows.query]
+        blended = np.where(asked, -as_values[:, fused], blended)
         for split, chosen in splits.items():
             a = hit_ranks_of(rows, chosen, lambda lo, hi: blended[lo:hi])
             b = today[split]

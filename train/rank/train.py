@@ -119,6 +119,15 @@ def hit_ranks_of(rows: Rows, chosen: np.ndarray, scores_of) -> np.ndarray:
     return out
 
 
+def asked_queries(path: Path, count: int) -> np.ndarray:
+    """Per query, whether it is a question asked of the code (data/questions.json), which
+    the binary leaves to today's order (index/query `ParsedQuestion::is_question`)."""
+    asked = np.zeros(count, dtype=bool)
+    if path.exists():
+        asked[json.loads(path.read_text())["queries"]] = True
+    return asked
+
+
 def bootstrap(a: np.ndarray, b: np.ndarray, rounds: int = 2000) -> tuple[float, float]:
     """95% interval of mean(a) - mean(b), resampling queries (paired)."""
     rng = np.random.default_rng(SEED)
@@ -131,6 +140,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default=str(REPO / "train" / "rank" / "data" / "rows.npz"))
     parser.add_argument("--out", default=str(REPO / "train" / "rank" / "out"))
+    parser.add_argument("--questions", default=str(REPO / "train" / "rank" / "data" / "questions.json"),
+                        help="the held-out queries the binary leaves to today's order (the tables only)")
     parser.add_argument("--rounds", type=int, default=600)
     parser.add_argument("--repo-weight", type=float, default=0.0,
                         help="weigh each training query by (its repository's query count) ** -P, "
@@ -141,7 +152,7 @@ def main():
                              "index/learned.rs TODAY_WEIGHT (the tables only; the trees are the same)")
     parser.add_argument("--balance-kinds", action="store_true",
                         help="weigh the question kinds (commit message, doc comment) alike in all")
-    parser.add_argument("--answers-at-most", type=int, default=0,
+    parser.add_argument("--answers-at-most", type=int, default=1,
                         help="fit only training queries with at most this many answers among their "
                              "candidates (0: all): a commit's answer files are what it changed together, "
                              "so a file changed with everything is an answer to questions about other things")
@@ -197,9 +208,15 @@ def main():
     def today(values):
         return -values[:, fused]
 
-    def learned(values):
+    asked = asked_queries(Path(args.questions), len(rows.start))
+
+    def learned(lo, hi):
         # As the binary orders (index/learned.rs `TODAY_WEIGHT`): the trees' score less the
-        # weight times the log of today's place, so a close call keeps today's order.
+        # weight times the log of today's place, so a close call keeps today's order; a
+        # question asked of the code keeps today's order.
+        values = rows.values[lo:hi]
+        if asked[rows.query[lo]]:
+            return today(values)
         place = rows.edges[fused][values[:, fused].astype(int)].astype(np.float64)
         return booster.predict(values, num_iteration=best) - args.today_weight * np.log(place)
 
@@ -207,7 +224,7 @@ def main():
     print(f"\nbest iteration {best}")
     print(f"{'split':6} {'group':18} {'n':>6}  {'today @1':>9} {'@5':>6}  {'learned @1':>10} {'@5':>6}")
     for split, chosen in (("valid", valid), ("test", test)):
-        a_ranks, b_ranks = hit_ranks(rows, chosen, learned), hit_ranks(rows, chosen, today)
+        a_ranks, b_ranks = hit_ranks_of(rows, chosen, learned), hit_ranks(rows, chosen, today)
         groups_of = [("all", np.ones(len(chosen), dtype=bool))]
         for key in ("kind", "language"):
             for value in sorted(set(rows.meta[key][chosen])):
