@@ -86,18 +86,18 @@ pub use self::several::{refresh_in_turn, WorkspaceIndex};
 pub use self::store::{cache_dir_from_env, Location};
 pub use self::symbol_table::{IndexedSymbol, MAX_LOOKUP_FILES};
 pub use self::tokenize::terms;
-
-/// Whether a question is asked of the code (`query::ParsedQuestion::is_question`): the
-/// learned ranker leaves those to the hand-set order.
-pub fn is_question(question: &str) -> bool {
-    query::parse(question).is_question()
-}
 use self::tokenizer::WordCache;
 use self::writer::{Overlay, Store};
 use crate::syntax::Symbol;
 use crate::workspace::read::{looks_binary, read_index_text};
 use crate::workspace::sandbox::{is_refused_name, Sandbox};
 use crate::workspace::{NoDocuments, Workspace};
+
+/// Whether a question is asked of the code (`query::ParsedQuestion::is_question`): the
+/// learned ranker leaves those to the hand-set order.
+pub fn is_question(question: &str) -> bool {
+    query::parse(question).is_question()
+}
 
 /// One chunk found for a question.
 #[derive(Clone, Debug)]
