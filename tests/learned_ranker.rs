@@ -8,9 +8,8 @@
 //! hand-set order. None is on by default (docs/retrieval.md, "The learned ranker").
 
 use std::path::Path;
-use std::process::Command;
 
-use serde_json::Value;
+use copilot_ls_test_support::ask::{ask_without_model, cited_files};
 
 const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
 
@@ -37,30 +36,17 @@ fn first_place(workspace: &Path, question: &str, model: &Path) -> String {
 /// The files an ask's citations name, in their order, each once; `model` is the switch's
 /// value (none: the switch unset).
 fn places(workspace: &Path, question: &str, model: Option<&Path>) -> Vec<String> {
-    let cache = tempfile::tempdir().unwrap();
-    let mut command = Command::new(BIN);
-    command
-        .args(["ask", "--json", "--workspace"])
-        .arg(workspace)
-        .arg(question)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("COPILOT_LS_PROVIDER", "none")
-        .env("COPILOT_LS_CACHE_DIR", cache.path());
-    if let Some(model) = model {
-        command.env("COPILOT_LS_LEARNED_RANKER", model);
-    }
-    let output = command.output().unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let mut files: Vec<String> = Vec::new();
-    for citation in result["citations"].as_array().unwrap() {
-        let path = citation["path"].as_str().unwrap().to_string();
-        if !files.contains(&path) {
-            files.push(path);
-        }
-    }
-    files
+    let model = model.map(|model| model.to_str().unwrap());
+    let env: Vec<(&str, &str)> = model
+        .map(|model| ("COPILOT_LS_LEARNED_RANKER", model))
+        .into_iter()
+        .collect();
+    cited_files(&ask_without_model(
+        Path::new(BIN),
+        workspace,
+        question,
+        &env,
+    ))
 }
 
 /// Two modules that both refill tokens, one plainly more about the question.

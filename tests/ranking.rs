@@ -8,8 +8,8 @@
 //! first.
 
 use std::path::Path;
-use std::process::Command;
 
+use copilot_ls_test_support::ask::{ask_without_model, cited_files};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_copilot-ls");
@@ -148,31 +148,7 @@ fn write_files(root: &Path, files: Vec<(String, String)>) {
 }
 
 fn ask(workspace: &Path, question: &str) -> Value {
-    let cache = tempfile::tempdir().unwrap();
-    let output = Command::new(BIN)
-        .args(["ask", "--json", "--workspace"])
-        .arg(workspace)
-        .arg(question)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("COPILOT_LS_PROVIDER", "none")
-        .env("COPILOT_LS_CACHE_DIR", cache.path())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).expect("one AskResult")
-}
-
-/// The distinct cited files, in order.
-fn cited_paths(result: &Value) -> Vec<String> {
-    let mut paths: Vec<String> = Vec::new();
-    for citation in result["citations"].as_array().unwrap() {
-        let path = citation["path"].as_str().unwrap().to_string();
-        if !paths.contains(&path) {
-            paths.push(path);
-        }
-    }
-    paths
+    ask_without_model(Path::new(BIN), workspace, question, &[])
 }
 
 #[test]
@@ -256,7 +232,7 @@ the cart total with a discount of 10, and the total is not what the test expects
 test passed before. Is the discount applied to the cart total twice?
 ";
     let result = ask(ws.path(), report);
-    let paths = cited_paths(&result);
+    let paths = cited_files(&result);
     // The user's test is not ours: the project's tests (demoted, as for any question
     // not about them) come after every source place, never ahead of a source file. The workspace
     // has few places matching at all, so they may still fill the list's end.
@@ -269,13 +245,13 @@ test passed before. Is the discount applied to the cart total twice?
     );
     assert_eq!(paths[0], "src/shop/cart.py", "{paths:?}");
     // A question about the tests still finds them.
-    let paths = cited_paths(&ask(
+    let paths = cited_files(&ask(
         ws.path(),
         "Where are the tests for the cart total with a discount?",
     ));
     assert_eq!(paths[0], "tests/test_cart.py", "{paths:?}");
     // So does naming a test that exists.
-    let paths = cited_paths(&ask(
+    let paths = cited_files(&ask(
         ws.path(),
         "test_cart_total_fails_without_items is flaky on CI",
     ));
@@ -611,7 +587,7 @@ fn among_the_first_files_the_one_the_question_names_goes_first() {
         ws.path(),
         "postings: ledger entries are duplicated by the nightly run",
     );
-    let cited = cited_paths(&result);
+    let cited = cited_files(&result);
     assert_eq!(
         cited[..2],
         ["src/books/postings.py", "src/books/jobs.py"],
@@ -675,7 +651,7 @@ ValueError: No rows left after filtering, nothing to write
 ```
 
 The markdown table export worked for these results last week, and csv export still does.";
-    let cited = cited_paths(&ask(ws.path(), report));
+    let cited = cited_files(&ask(ws.path(), report));
     assert_eq!(
         cited.first().map(String::as_str),
         Some("src/tally/rows.py"),
@@ -711,7 +687,7 @@ def render_screen(page, entries):
     write_files(ws.path(), files);
     // `history.py` is the code of a page's history, not a changelog (`HISTORY.rst`). The
     // question does not say "history", which would ask for a changelog and lift one.
-    let cited = cited_paths(&ask(
+    let cited = cited_files(&ask(
         ws.path(),
         "where are a page's log entries sorted, newest first?",
     ));

@@ -41,11 +41,10 @@ def main():
     splits = {split: rows.queries(split=split) for split in ("valid", "test")}
     today = {split: hit_ranks(rows, chosen, lambda values: -values[:, fused])
              for split, chosen in splits.items()}
+    # A question asked of the code keeps today's order, as in the binary.
+    asked = asked_queries(Path(args.questions), len(rows.start))[rows.query]
     for weight in args.today_weight:
-        blended = trees - weight * place
-        # A question asked of the code keeps today's order, as in the binary.
-        asked = asked_queries(Path(args.questions), len(rows.start))[rows.query]
-        blended = np.where(asked, -as_values[:, fused], blended)
+        blended = np.where(asked, -as_values[:, fused], trees - weight * place)
         for split, chosen in splits.items():
             a = hit_ranks_of(rows, chosen, lambda lo, hi: blended[lo:hi])
             b = today[split]
